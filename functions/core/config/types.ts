@@ -1,0 +1,116 @@
+/** The validated configuration. Built once at start-up by `parseConfig`; the core only ever reads it. */
+
+export const ACTIONS = [
+  'get_object',
+  'get_object_version',
+  'head_object',
+  'put_object',
+  'delete_object',
+  'list_bucket',
+  'create_multipart_upload',
+  'upload_part',
+  'complete_multipart_upload',
+  'abort_multipart_upload',
+] as const;
+
+export type Action = (typeof ACTIONS)[number];
+
+/** A grant: a bucket (`*` for all), key prefixes (empty for the whole bucket) and actions. */
+export interface Scope {
+  readonly bucket: string;
+  readonly prefixes: readonly string[];
+  readonly actions: readonly Action[];
+}
+
+export interface Credential {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly principalName: string;
+  readonly createdAt?: string;
+  readonly enabled: boolean;
+  readonly scopes: readonly Scope[];
+}
+
+export interface Role {
+  readonly roleId: string;
+  readonly name: string;
+  readonly trustedIssuers: readonly string[];
+  readonly requiredAudiences: readonly string[];
+  readonly subjectConditions: readonly string[];
+  readonly maxSessionDurationSecs: number;
+  /** Scopes whose bucket and prefixes may hold `{claim}` templates, resolved when credentials are minted. */
+  readonly scopes: readonly Scope[];
+}
+
+export interface StaticKeys {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string;
+}
+
+/** How the gateway authenticates to an S3 backend. */
+export type S3BackendAuth =
+  | { readonly type: 'static'; readonly keys: StaticKeys }
+  | { readonly type: 'anonymous' }
+  | {
+      readonly type: 'oidc';
+      readonly roleArn: string;
+      readonly subject: string;
+      readonly stsEndpoint?: string;
+      readonly audience: string;
+    };
+
+export interface S3Backend {
+  readonly type: 's3';
+  /** Endpoint URL without a trailing slash, e.g. `http://127.0.0.1:9000`. */
+  readonly endpoint: string;
+  readonly bucketName?: string;
+  readonly region: string;
+  /** Key prefix inside the backend bucket; empty when the virtual bucket maps onto the whole bucket. */
+  readonly backendPrefix: string;
+  readonly auth: S3BackendAuth;
+}
+
+export interface AzureBackend {
+  readonly type: 'azure';
+  readonly accountName: string;
+  readonly containerName: string;
+  readonly accessKey?: string;
+  /** Blob service URL, e.g. `http://127.0.0.1:10000/devstoreaccount1`. */
+  readonly endpoint: string;
+  readonly backendPrefix: string;
+}
+
+export interface GcsBackend {
+  readonly type: 'gcs';
+  readonly bucketName: string;
+  /** The parsed service-account JSON key, when given. */
+  readonly serviceAccount?: { readonly clientEmail: string; readonly privateKey: string };
+  readonly endpoint: string;
+  readonly backendPrefix: string;
+}
+
+export type BackendConfig = S3Backend | AzureBackend | GcsBackend;
+
+export interface Bucket {
+  readonly name: string;
+  readonly anonymousAccess: boolean;
+  readonly backend: BackendConfig;
+}
+
+/** Process-wide settings that come from the environment rather than the TOML file. */
+export interface Settings {
+  /** 32-byte AES key sealing STS session tokens. */
+  readonly sessionTokenKey?: Uint8Array;
+  readonly oidcProviderKey?: string;
+  readonly oidcProviderIssuer?: string;
+  /** Largest declared request body accepted for PutObject, UploadPart and DeleteObjects. */
+  readonly maxUploadBytes?: number;
+}
+
+export interface Config {
+  readonly buckets: ReadonlyMap<string, Bucket>;
+  readonly credentials: ReadonlyMap<string, Credential>;
+  readonly roles: ReadonlyMap<string, Role>;
+  readonly settings: Settings;
+}

@@ -1,0 +1,60 @@
+/**
+ * The one error type of the gateway. Each S3 error code maps to the status AWS S3 uses
+ * (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html); STS codes live in sts/errors.ts.
+ */
+export const S3_ERROR_STATUS = {
+  AccessDenied: 403,
+  AuthorizationHeaderMalformed: 400,
+  AuthorizationQueryParametersError: 400,
+  BadDigest: 400,
+  EntityTooLarge: 400,
+  ExpiredToken: 400,
+  IncompleteBody: 400,
+  InternalError: 500,
+  InvalidAccessKeyId: 403,
+  InvalidArgument: 400,
+  InvalidBucketName: 400,
+  InvalidDigest: 400,
+  InvalidPart: 400,
+  InvalidRange: 416,
+  InvalidRequest: 400,
+  InvalidToken: 400,
+  MalformedXML: 400,
+  MethodNotAllowed: 405,
+  MissingContentLength: 411,
+  MissingSecurityHeader: 400,
+  NoSuchBucket: 404,
+  NoSuchKey: 404,
+  NoSuchUpload: 404,
+  NotImplemented: 501,
+  PreconditionFailed: 412,
+  RequestTimeTooSkewed: 403,
+  ServiceUnavailable: 503,
+  SignatureDoesNotMatch: 403,
+  SlowDown: 503,
+  GatewayTimeout: 504,
+  BadGateway: 502,
+  XAmzContentSHA256Mismatch: 400,
+} as const;
+
+export type S3ErrorCode = keyof typeof S3_ERROR_STATUS;
+
+export class S3Error extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: S3ErrorCode,
+    message: string,
+    /** Extra elements for the XML body (e.g. `BucketName`, `Key`); values are escaped when rendered. */
+    readonly detail: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'S3Error';
+    this.status = S3_ERROR_STATUS[code];
+  }
+}
+
+export const accessDenied = (message = 'Access Denied'): S3Error => new S3Error('AccessDenied', message);
+export const notImplemented = (what: string): S3Error =>
+  new S3Error('NotImplemented', `${what} is not implemented by this gateway`);
+export const invalidRequest = (message: string): S3Error => new S3Error('InvalidRequest', message);

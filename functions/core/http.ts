@@ -1,0 +1,96 @@
+/**
+ * The core's view of HTTP: what an adapter hands in and what it gets back. Web-standard types only, so the
+ * Node server, the Lambda handler and an edge worker can each translate to and from their own shapes.
+ */
+
+/** A client request exactly as received. `rawPath` and `rawQuery` are never normalized: SigV4 signs them. */
+export interface ProxyRequest {
+  /** Upper-case method. */
+  readonly method: string;
+  /** Path as sent, percent-encoding intact, without the query string (e.g. `/bucket/a%20b/..%2Fc`). */
+  readonly rawPath: string;
+  /** Query string as sent, without the leading `?` (empty when absent). */
+  readonly rawQuery: string;
+  /** Request headers; names are case-insensitive. Repeated headers are joined with `,`. */
+  readonly headers: Headers;
+  /**
+   * Opens the request body. Called at most once, and only by dispatches that consume it; a Forward whose
+   * body is `'client'` leaves the adapter to stream the body natively instead.
+   */
+  readonly body: () => ReadableStream<Uint8Array>;
+  /** Aborted when the client goes away. */
+  readonly signal?: AbortSignal;
+}
+
+export type HeaderMap = Record<string, string>;
+
+/** A response the core built completely (listings, errors, STS and discovery documents). */
+export interface ProxyResponse {
+  readonly status: number;
+  readonly headers: HeaderMap;
+  readonly body: Uint8Array | string | ReadableStream<Uint8Array> | null;
+}
+
+/** A request to a backend store, already signed. */
+export interface BackendRequest {
+  readonly method: string;
+  /** Absolute URL; path segments already encoded with the one key encoder. */
+  readonly url: string;
+  readonly headers: HeaderMap;
+  /**
+   * `'client'`: stream the client's request body as received. A stream: the core's transformed body (for
+   * example decoded aws-chunked); if it errors, the adapter must abort the backend request so nothing is
+   * committed. Bytes: a small body the core built.
+   */
+  readonly body?: 'client' | ReadableStream<Uint8Array> | Uint8Array | null;
+}
+
+/** What a backend answered, with the body still unread. */
+export interface BackendResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: ReadableStream<Uint8Array> | null;
+}
+
+/** Status and headers the client will see for a forwarded response. */
+export interface ResponseHead {
+  readonly status: number;
+  readonly headers: HeaderMap;
+}
+
+/**
+ * Forward: the adapter executes `request` with its native HTTP client and streams the backend's body back.
+ * `respond` maps the backend's status and headers into the client's; when it returns a full ProxyResponse
+ * (a backend error translated to S3 XML) the backend body is discarded.
+ */
+export interface Forward {
+  readonly kind: 'forward';
+  readonly request: BackendRequest;
+  readonly respond: (status: number, headers: Headers) => ResponseHead | ProxyResponse;
+}
+
+/** Response: the core built the whole answer. */
+export interface Respond {
+  readonly kind: 'response';
+  readonly response: ProxyResponse;
+}
+
+/**
+ * NeedsBody: the adapter collects the request body (at most `maxBytes`; more is the core's EntityTooLarge or
+ * MalformedXML, reported through `tooLarge`) and hands it to `withBody` for the next dispatch.
+ */
+export interface NeedsBody {
+  readonly kind: 'needs-body';
+  readonly maxBytes: number;
+  readonly withBody: (body: Uint8Array) => Promise<Dispatch>;
+  readonly tooLarge: () => Dispatch;
+}
+
+export type Dispatch = Forward | Respond | NeedsBody;
+
+/** Executes a backend request the core itself needs the answer to (listings, copy, multipart control). */
+export type BackendClient = (request: BackendRequest, signal?: AbortSignal) => Promise<BackendResponse>;
+
+export function isProxyResponse(value: ResponseHead | ProxyResponse): value is ProxyResponse {
+  return 'body' in value;
+}
