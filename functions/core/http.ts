@@ -7,6 +7,8 @@
 export interface ProxyRequest {
   /** Upper-case method. */
   readonly method: string;
+  /** Request id (see `newRequestId`), stamped on every response and log line. */
+  readonly requestId: string;
   /** Path as sent, percent-encoding intact, without the query string (e.g. `/bucket/a%20b/..%2Fc`). */
   readonly rawPath: string;
   /** Query string as sent, without the leading `?` (empty when absent). */

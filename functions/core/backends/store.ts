@@ -1,0 +1,77 @@
+import type { StaticKeys } from '../config/types';
+import type { BackendClient, Forward, HeaderMap } from '../http';
+
+/**
+ * What every backend module offers the operations. Each store (S3, Azure, GCS) turns these calls into its
+ * own requests and maps the answers back into S3 terms; adding a store means adding one module.
+ */
+export interface ObjectStore {
+  /** A Forward for a single-object request (GET, HEAD, PUT, DELETE) whose body streams through. */
+  forwardObject(request: ObjectRequest): Promise<Forward>;
+  /** One page of a listing, in S3 terms with the backend prefix already stripped. */
+  list(params: ListParams, signal?: AbortSignal): Promise<ListPage>;
+}
+
+export interface ObjectRequest {
+  readonly method: 'GET' | 'HEAD' | 'PUT' | 'DELETE';
+  readonly key: string;
+  /** Query parameters for the backend (e.g. versionId, response-content-type); already validated. */
+  readonly query?: Readonly<Record<string, string>>;
+  /** Request headers to pass on; names lower-case. */
+  readonly headers: HeaderMap;
+  readonly body?: 'client' | ReadableStream<Uint8Array> | null;
+  /** Client-facing request id stamped on the forwarded response. */
+  readonly requestId: string;
+}
+
+export interface ListParams {
+  readonly version: 1 | 2;
+  readonly prefix: string;
+  readonly delimiter?: string;
+  readonly maxKeys: number;
+  /** V1 `marker`. */
+  readonly marker?: string;
+  /** V2 `continuation-token`, opaque and produced by this store. */
+  readonly continuationToken?: string;
+  readonly startAfter?: string;
+  readonly fetchOwner: boolean;
+}
+
+export interface ListEntry {
+  readonly key: string;
+  readonly lastModified: string;
+  readonly etag: string;
+  readonly size: number;
+  readonly storageClass: string;
+  readonly owner?: { readonly id: string; readonly displayName: string };
+}
+
+export interface ListPage {
+  readonly contents: readonly ListEntry[];
+  readonly commonPrefixes: readonly string[];
+  readonly isTruncated: boolean;
+  readonly nextMarker?: string;
+  readonly nextContinuationToken?: string;
+}
+
+/** What a store needs from the gateway: the HTTP client, the clock and (for S3) its credentials. */
+export interface StoreDeps {
+  readonly client: BackendClient;
+  readonly now: () => number;
+  /** Credentials for signing, or undefined for unsigned (anonymous) backend requests. */
+  readonly credentials: () => Promise<StaticKeys | undefined>;
+}
+
+const HOP_BY_HOP = new Set([
+  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+]);
+
+/** The backend's response headers as the client should see them, with the gateway's request id. */
+export function passThroughHeaders(headers: Headers, requestId: string): HeaderMap {
+  const out: HeaderMap = {};
+  headers.forEach((value, name) => {
+    if (!HOP_BY_HOP.has(name)) out[name] = value;
+  });
+  out['x-amz-request-id'] = requestId;
+  return out;
+}

@@ -1,0 +1,40 @@
+import { invalidRequest } from './errors';
+
+/**
+ * Object keys. Validation follows the spec's rule (empty, `.` and `..` segments and control characters are
+ * refused); everything else reaches the backend byte for byte through `encodeKey`, the one encoder every
+ * backend URL builder uses.
+ */
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** Throws 400 InvalidRequest for a key the gateway refuses to store. */
+export function validateKey(key: string): void {
+  if (key === '') throw invalidRequest('The object key is empty');
+  if (CONTROL.test(key)) throw invalidRequest('Object keys must not contain control characters');
+  for (const segment of key.split('/')) {
+    if (segment === '' || segment === '.' || segment === '..') {
+      throw invalidRequest('Object keys must not contain empty, "." or ".." path segments');
+    }
+  }
+}
+
+/** RFC 3986 percent-encoding of every byte outside the unreserved set; `/` is kept when `keepSlash`. */
+export function encodeKey(key: string, keepSlash = true): string {
+  // encodeURIComponent leaves !'()* unescaped; RFC 3986 (and SigV4) want them encoded.
+  const encoded = encodeURIComponent(key).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+  return keepSlash ? encoded.replace(/%2F/g, '/') : encoded;
+}
+
+/**
+ * Decodes a raw path segment as S3 does: percent escapes only (`+` stays a plus). Malformed escapes or
+ * invalid UTF-8 are a 400, never a crash.
+ */
+export function decodePathComponent(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw invalidRequest('The request path is not valid percent-encoded UTF-8');
+  }
+}

@@ -1,0 +1,24 @@
+import type { Config } from '../config/types';
+import type { ProxyResponse } from '../http';
+import { emptyResponse, s3Xml } from '../responses';
+
+/** Bucket-level reads that need no backend call: ListBuckets, HeadBucket, GetBucketLocation. */
+
+/** ListBuckets lists every virtual bucket (the spec's rule), owned by the gateway and dated by its start. */
+export function listBuckets(config: Config, requestId: string, createdAt: string): ProxyResponse {
+  const buckets = [...config.buckets.keys()].sort().map((name) => ({ Name: name, CreationDate: createdAt }));
+  return s3Xml(
+    'ListAllMyBucketsResult',
+    { Owner: { ID: 'gateway', DisplayName: 'gateway' }, Buckets: { Bucket: buckets } },
+    requestId,
+  );
+}
+
+export function headBucket(requestId: string): ProxyResponse {
+  return emptyResponse(200, requestId, { 'x-amz-bucket-region': 'us-east-1' });
+}
+
+/** Virtual buckets live in the gateway's own region; clients use it only to sign further requests. */
+export function bucketLocation(requestId: string): ProxyResponse {
+  return s3Xml('LocationConstraint', {}, requestId);
+}

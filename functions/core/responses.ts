@@ -1,0 +1,42 @@
+import { S3Error } from './errors';
+import type { HeaderMap, ProxyResponse } from './http';
+import { buildXml, type XmlNode } from './xml';
+
+/** Every response the core builds goes through here, so each carries the request id. */
+
+export const S3_XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/';
+
+export function xmlResponse(status: number, xml: string, requestId: string, headers: HeaderMap = {}): ProxyResponse {
+  return {
+    status,
+    headers: { 'content-type': 'application/xml', 'x-amz-request-id': requestId, ...headers },
+    body: xml,
+  };
+}
+
+export function s3Xml(root: string, body: XmlNode, requestId: string): ProxyResponse {
+  return xmlResponse(200, buildXml(root, body, S3_XMLNS), requestId);
+}
+
+export function emptyResponse(status: number, requestId: string, headers: HeaderMap = {}): ProxyResponse {
+  return { status, headers: { 'x-amz-request-id': requestId, ...headers }, body: null };
+}
+
+/**
+ * The S3 error document for `err`. Anything that is not an S3Error is an internal error whose details stay
+ * in the log. HEAD responses carry no body, as on S3.
+ */
+export function errorResponse(err: unknown, requestId: string, method: string, resource: string): ProxyResponse {
+  const e = err instanceof S3Error ? err : new S3Error('InternalError', 'We encountered an internal error. Please try again.');
+  if (method === 'HEAD') return emptyResponse(e.status, requestId);
+  const xml = buildXml('Error', { Code: e.code, Message: e.message, ...e.detail, Resource: resource, RequestId: requestId });
+  return xmlResponse(e.status, xml, requestId);
+}
+
+/** A random request id in S3's style (16 upper-case hex characters). */
+export function newRequestId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  let out = '';
+  for (const b of bytes) out += b.toString(16).padStart(2, '0');
+  return out.toUpperCase();
+}

@@ -1,0 +1,87 @@
+import type { IncomingMessage } from 'node:http';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Gateway } from '../core/gateway';
+import { isProxyResponse, type Dispatch, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
+import { sendNode, toHeaders } from './node-http';
+
+/**
+ * Executes the core's dispatch on a Node runtime. Shared by the native server and the Lambda handler, which
+ * differ only in where the client's body comes from and where the response goes (`NodeExchange`).
+ */
+export interface NodeExchange {
+  readonly request: ProxyRequest;
+  /** The client's body as a Node stream (opened once). */
+  readonly body: () => Readable;
+  /** Sends status and headers; returns where the body goes. Called exactly once. */
+  readonly start: (status: number, headers: HeaderMap) => Writable;
+}
+
+export interface ExchangeResult {
+  readonly status: number;
+  readonly error?: unknown;
+}
+
+export async function execute(gateway: Gateway, exchange: NodeExchange): Promise<ExchangeResult> {
+  let dispatch: Dispatch = await gateway.handle(exchange.request);
+  try {
+    while (dispatch.kind === 'needs-body') {
+      const body = await collect(exchange.body(), dispatch.maxBytes);
+      dispatch = body === undefined ? dispatch.tooLarge() : await dispatch.withBody(body);
+    }
+    if (dispatch.kind === 'response') return await writeResponse(exchange, dispatch.response);
+    const backend = await sendNode(dispatch.request, exchange.body, exchange.request.signal);
+    const head = dispatch.respond(backend.statusCode ?? 502, toHeaders(backend.headers));
+    if (isProxyResponse(head)) {
+      backend.resume();
+      return await writeResponse(exchange, head);
+    }
+    return await stream(backend, exchange.start(head.status, head.headers), head.status);
+  } catch (err) {
+    // Nothing has been sent yet: the client gets the S3 error for what went wrong.
+    return { ...(await writeResponse(exchange, gateway.failure(err, exchange.request))), error: err };
+  }
+}
+
+async function stream(backend: IncomingMessage, sink: Writable, status: number): Promise<ExchangeResult> {
+  try {
+    await pipeline(backend, sink);
+    return { status };
+  } catch (err) {
+    // The status line is gone: a truncated body is the only way left to signal the failure.
+    sink.destroy();
+    return { status, error: err };
+  }
+}
+
+async function writeResponse(exchange: NodeExchange, response: ProxyResponse): Promise<ExchangeResult> {
+  const { body } = response;
+  if (body instanceof ReadableStream) {
+    const sink = exchange.start(response.status, response.headers);
+    await pipeline(Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>), sink);
+    return { status: response.status };
+  }
+  const bytes = body === null ? undefined : typeof body === 'string' ? Buffer.from(body) : body;
+  const headers = bytes === undefined ? response.headers : { ...response.headers, 'content-length': String(bytes.length) };
+  const sink = exchange.start(response.status, headers);
+  await new Promise<void>((resolve, reject) => {
+    sink.once('error', reject);
+    sink.end(bytes, resolve);
+  });
+  return { status: response.status };
+}
+
+/** Reads at most `maxBytes`; undefined when the body is larger. */
+async function collect(body: Readable, maxBytes: number): Promise<Uint8Array | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size);
+}
