@@ -1,0 +1,100 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { execFile } from 'node:child_process';
+
+/**
+ * The real clients the suites drive: aws-cli (both generations on the machine), boto3 (both generations)
+ * and the JS SDK v3. A missing client fails the test loudly with the package to install.
+ */
+export interface Keys {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly sessionToken?: string;
+}
+
+export interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** aws-cli v1 (pip, default checksums) and v2 (Debian 2.9, no default checksums). */
+export const AWS_CLIS = { v1: 'aws', v2: '/usr/bin/aws' } as const;
+/** boto3 1.43 (pip; aws-chunked by default) and 1.26 (Debian). */
+export const PYTHONS = { 'boto3-new': 'python3', 'boto3-debian': '/usr/bin/python3' } as const;
+
+export function jsClient(endpoint: string, keys?: Keys): S3Client {
+  return new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: keys ?? { accessKeyId: '', secretAccessKey: '' },
+    ...(keys ? {} : { signer: { sign: async (request) => request } }),
+    maxAttempts: 1,
+  });
+}
+
+function clientEnv(keys: Keys | undefined): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    AWS_DEFAULT_REGION: 'us-east-1',
+    AWS_REGION: 'us-east-1',
+    AWS_CONFIG_FILE: '/dev/null',
+    AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+    AWS_MAX_ATTEMPTS: '1',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    PYTHONWARNINGS: 'ignore',
+  };
+  if (keys) {
+    env.AWS_ACCESS_KEY_ID = keys.accessKeyId;
+    env.AWS_SECRET_ACCESS_KEY = keys.secretAccessKey;
+    if (keys.sessionToken) env.AWS_SESSION_TOKEN = keys.sessionToken;
+  }
+  return env;
+}
+
+function run(file: string, args: readonly string[], env: NodeJS.ProcessEnv, install: string, input?: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(file, args, { env, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
+      const e = err as (NodeJS.ErrnoException & { code?: number | string }) | null;
+      if (e && e.code === 'ENOENT') reject(new Error(`${file} is not installed: ${install}`));
+      else resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, stdout, stderr });
+    });
+    if (input !== undefined) child.stdin?.end(input);
+  });
+}
+
+/** Runs aws-cli against the gateway; anonymous when `keys` is undefined. */
+export function awsCli(cli: keyof typeof AWS_CLIS, endpoint: string, keys: Keys | undefined, args: readonly string[]): Promise<Run> {
+  const auth = keys ? [] : ['--no-sign-request'];
+  const install = cli === 'v1' ? 'pip install awscli' : 'apt-get install awscli';
+  return run(AWS_CLIS[cli], ['--endpoint-url', endpoint, ...auth, ...args], clientEnv(keys), install);
+}
+
+/**
+ * Runs a boto3 snippet with `s3` bound to a path-style client for the gateway; the snippet's last
+ * expression must be assigned to `result`, which is printed as JSON.
+ */
+export async function boto3(python: keyof typeof PYTHONS, endpoint: string, keys: Keys | undefined, snippet: string): Promise<unknown> {
+  const program = `
+import json, sys, boto3, botocore
+from botocore.config import Config
+from botocore import UNSIGNED
+cfg = Config(s3={'addressing_style': 'path'}, retries={'max_attempts': 1}${keys ? '' : ', signature_version=UNSIGNED'})
+s3 = boto3.client('s3', endpoint_url=${JSON.stringify(endpoint)}, region_name='us-east-1', config=cfg)
+def error_code(fn):
+    try:
+        fn()
+        return None
+    except botocore.exceptions.ClientError as e:
+        return e.response['Error']['Code']
+result = None
+${snippet}
+print(json.dumps(result, default=str))
+`;
+  const install = python === 'boto3-new' ? 'pip install boto3' : 'apt-get install python3-boto3';
+  const out = await run(PYTHONS[python], ['-c', program], clientEnv(keys), install);
+  if (out.code !== 0) throw new Error(`boto3 (${python}) failed:\n${out.stderr}`);
+  const lines = out.stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]);
+}
