@@ -181,3 +181,10 @@ describe('textOf, listOf, childOf', () => {
     expect(textOf(childOf(root, 'Contents'))).toBe('');
   });
 });
+
+describe('parseXml: character references', () => {
+  it('decodes numeric character references, as Go-based servers write ETags and SDKs write newlines in keys', () => {
+    expect(parseXml('<ETag>&#34;abc&#34;</ETag>')).toEqual({ ETag: '"abc"' });
+    expect(parseXml('<Key>a&#x0A;b</Key>')).toEqual({ Key: 'a\nb' });
+  });
+});

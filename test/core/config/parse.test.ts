@@ -702,3 +702,23 @@ describe('parseConfig: TOML syntax', () => {
     expect(problemsOf('[a]\nx = 1\n[a]\ny = 2\n')[0]).toMatch(/^TOML syntax: /);
   });
 });
+
+describe('parseConfig: problems found by review', () => {
+  it.each(['constructor', '__proto__', 'toString'])('refuses backend_type %s, which only an inherited property would match', (type) => {
+    expect(problemsOf(bucket('b', type, 'endpoint = "http://x"'))).toEqual([
+      `[[buckets]] #1 "b": backend_type "${type}" is not one of s3 (objstore), azure (az), gcs (gs)`,
+    ]);
+  });
+
+  it('names backend option problems under backend_options', () => {
+    expect(problemsOf(bucket('b', 's3', 'auth_type = "iam"'))).toEqual([
+      '[[buckets]] #1 "b": backend_options.auth_type "iam" is not one of oidc, static',
+    ]);
+  });
+
+  it('reports only the unset variable for a backend secret given by environment', () => {
+    expect(problemsOf(bucket('b', 's3', 'access_key_id = "k"\nsecret_access_key = { env = "MISSING_SECRET" }'))).toEqual([
+      '[[buckets]] #1 "b": backend_options.secret_access_key refers to environment variable MISSING_SECRET, which is not set',
+    ]);
+  });
+});
