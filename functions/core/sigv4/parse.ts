@@ -47,7 +47,9 @@ const Q = {
 
 const HEADER_COMPONENTS = ['Credential', 'SignedHeaders', 'Signature'] as const;
 const REQUIRED_QUERY = [Q.algorithm, Q.credential, Q.signature, Q.date, Q.signedHeaders, Q.expires] as const;
-const PRESIGN_MARKERS: ReadonlySet<string> = new Set([Q.algorithm, Q.credential, Q.signature]);
+/** SigV2 query authentication (`AWSAccessKeyId`, `Signature`, `Expires`) counts as presigned so it is refused, not ignored. */
+const SIGV2_ACCESS_KEY = 'AWSAccessKeyId';
+const PRESIGN_MARKERS: ReadonlySet<string> = new Set([Q.algorithm, Q.credential, Q.signature, SIGV2_ACCESS_KEY]);
 
 /** Reports one malformed element, with the code of the mechanism in use. */
 type Fail = (problem: string) => S3Error;
@@ -73,7 +75,7 @@ export function authKind(headers: Headers, rawQuery: string): AuthKind {
 
 function hasPresignMarker(rawQuery: string): boolean {
   // Fast path: neither the plain name nor a percent-encoded one can be there.
-  if (!rawQuery.includes('X-Amz-') && !rawQuery.includes('%')) return false;
+  if (!rawQuery.includes('X-Amz-') && !rawQuery.includes(SIGV2_ACCESS_KEY) && !rawQuery.includes('%')) return false;
   return splitQuery(rawQuery).some(({ rawName }) => PRESIGN_MARKERS.has(decodeQueryComponent(rawName)));
 }
 
@@ -179,6 +181,9 @@ function headerAmzDate(headers: Headers): string {
  */
 export function parsePresignedQuery(rawQuery: string): SignedRequestInfo {
   const params = presignParams(rawQuery);
+  if (!params.has(Q.algorithm) && params.has(SIGV2_ACCESS_KEY)) {
+    throw new S3Error('InvalidRequest', `The authorization mechanism you have provided is not supported. Please use ${ALGORITHM}.`);
+  }
   const missing = REQUIRED_QUERY.filter((name) => !params.has(name));
   if (missing.length > 0) {
     throw queryMalformed(
@@ -212,7 +217,7 @@ function presignParams(rawQuery: string): Map<string, string> {
   const params = new Map<string, string>();
   for (const { rawName, rawValue } of splitQuery(rawQuery)) {
     const name = decodeQueryComponent(rawName);
-    if (name.startsWith('X-Amz-') && !params.has(name)) params.set(name, decodeQueryComponent(rawValue));
+    if ((name.startsWith('X-Amz-') || name === SIGV2_ACCESS_KEY) && !params.has(name)) params.set(name, decodeQueryComponent(rawValue));
   }
   return params;
 }
