@@ -10,6 +10,7 @@ import { bucketLocation, headBucket, listBuckets } from './operations/buckets';
 import type { BucketContext, RequestContext } from './operations/context';
 import { getObject } from './operations/get-object';
 import { listObjects, listParams } from './operations/list-objects';
+import { deleteObject, putObject } from './operations/put-object';
 import { Query } from './query';
 import { errorResponse } from './responses';
 import { routeS3, type BucketOperation } from './routing';
@@ -89,6 +90,12 @@ export class Gateway {
         const scopes = principal.type === 'key' ? principal.scopes : undefined;
         return respond(await listObjects(ctx, op.version, params, scopes));
       }
+      case 'PutObject':
+        authorize(ctx, 'put_object', op.key);
+        return putObject(ctx, op.key);
+      case 'DeleteObject':
+        authorize(ctx, 'delete_object', op.key);
+        return deleteObject(ctx, op.key);
       case 'HeadBucket':
       case 'GetBucketLocation':
         authorizeBucket(ctx, 'list_bucket');
