@@ -49,7 +49,8 @@ export const DEFAULT_SECRET_ACCESS_KEY = 'rgwTestSecretKey0123456789abcdefghijkl
 
 const USER_ID = 'tester';
 const RGW_NAME = 'client.rgw.gw';
-const START_TIMEOUT_MS = 60_000;
+/** Below jest's 60 s testTimeout, so our error (with daemon logs) wins over a bare hook timeout. */
+const START_TIMEOUT_MS = 45_000;
 /** Each daemon exits within ~0.5 s of SIGTERM here; SIGKILL only one that is wedged. */
 const STOP_GRACE_MS = 4_000;
 const CLI_TIMEOUT_MS = 30_000;
