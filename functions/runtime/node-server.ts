@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { Gateway } from '../core/gateway';
 import type { HeaderMap, ProxyRequest } from '../core/http';
 import { newRequestId } from '../core/responses';
+import { accessLogLine } from './access-log';
 import { execute } from './node-executor';
 
 /**
@@ -24,19 +25,7 @@ export function createServer(gateway: Gateway, log: (line: string) => void = (l)
         return res;
       },
     })
-      .then((result) => {
-        log(
-          JSON.stringify({
-            time: new Date().toISOString(),
-            requestId: request.requestId,
-            method: request.method,
-            path: request.rawPath,
-            status: result.status,
-            ms: Math.round(performance.now() - started),
-            ...(result.error ? { error: describe(result.error) } : {}),
-          }),
-        );
-      })
+      .then((result) => log(accessLogLine(request, result, started)))
       .catch(() => res.destroy());
   });
 }
@@ -60,11 +49,6 @@ function toHeaders(raw: string[]): Headers {
   const headers = new Headers();
   for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
   return headers;
-}
-
-function describe(err: unknown): string {
-  if (err instanceof Error) return `${err.name}: ${err.message}`;
-  return String(err);
 }
 
 export type { HeaderMap };
