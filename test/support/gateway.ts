@@ -8,13 +8,15 @@ import { join, resolve } from 'node:path';
  * CONFIG_PATH and the environment. Each runtime is one entry; suites iterate `RUNTIMES` so the same
  * specifications run against every runtime (a matrix, never a copy).
  */
-export type RuntimeName = 'node';
+export type RuntimeName = 'node' | 'lambda';
 
-export const RUNTIMES: readonly RuntimeName[] = ['node'];
+export const RUNTIMES: readonly RuntimeName[] = ['node', 'lambda'];
 
 /** The npm script's entry point per runtime: what `npm run serve` (and friends) execute. */
 const ENTRY: Record<RuntimeName, string> = {
   node: 'functions/node-server.ts',
+  /** `npm run start:lambda`: the Lambda handler behind the local Function URL. */
+  lambda: 'scripts/lambda-local.ts',
 };
 
 export interface RunningGateway {
