@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { awsCli, jsClient, type Keys } from '../support/clients';
-import { startGateway, type RunningGateway } from '../support/gateway';
+import { generateKeys } from '../../functions/key-generator';
+import { startFakeSsm, type FakeSsm } from '../support/fake-ssm';
+import { runGatewayExpectingFailure, startGateway, type RunningGateway } from '../support/gateway';
 
 /**
  * What is specific to the Lambda runtime, through the local Function URL with real clients: heads that carry
@@ -241,3 +243,61 @@ async function logged(pattern: RegExp): Promise<boolean> {
   for (let i = 0; i < 40 && !pattern.test(gateway.logs()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
   return pattern.test(gateway.logs());
 }
+
+describe('Lambda cold start with secrets in SSM', () => {
+  const OIDC = '/S3Gateway/Gateway/oidc-provider-key';
+  const SESSION = '/S3Gateway/Gateway/session-token-key';
+  const ISSUER = '/S3Gateway/Gateway/oidc-provider-issuer';
+  let ssm: FakeSsm;
+
+  beforeEach(async () => {
+    ssm = await startFakeSsm({
+      [OIDC]: { value: generateKeys().oidcProviderKey, type: 'SecureString', version: 1 },
+      [SESSION]: { value: Buffer.alloc(32, 9).toString('base64'), type: 'SecureString', version: 1 },
+      [ISSUER]: { value: 'https://abcdefgh.lambda-url.eu-west-1.on.aws', type: 'String', version: 1 },
+    });
+  });
+  afterEach(() => ssm.stop());
+
+  /** What the stack gives the function, with the SDK pointed at the loopback SSM. */
+  function parameterEnv(): Record<string, string> {
+    return {
+      BACKEND_SECRET: 'S3RVER',
+      KEY_SECRET: KEY.secretAccessKey,
+      OIDC_PROVIDER_KEY_PARAMETER: OIDC,
+      SESSION_TOKEN_KEY_PARAMETER: SESSION,
+      OIDC_PROVIDER_ISSUER_PARAMETER: ISSUER,
+      AWS_REGION: 'eu-west-1',
+      AWS_ENDPOINT_URL_SSM: ssm.endpoint,
+      AWS_ACCESS_KEY_ID: 'AKIDLOCALSSM',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    };
+  }
+
+  test('GIVEN *_PARAMETER variables WHEN the function starts THEN it reads each parameter once, decrypted, and serves', async () => {
+    const started = await startGateway('lambda', { config: config(backend), env: parameterEnv() });
+    try {
+      const client = jsClient(started.endpoint);
+      for (let i = 0; i < 3; i++) await text((await client.send(new GetObjectCommand({ Bucket: 'public', Key: 'hello.txt' }))).Body);
+      client.destroy();
+      expect(ssm.calls.map((c) => c.input).sort((a, b) => String(a.Name).localeCompare(String(b.Name)))).toEqual([
+        { Name: ISSUER, WithDecryption: true },
+        { Name: OIDC, WithDecryption: true },
+        { Name: SESSION, WithDecryption: true },
+      ]);
+      // Nothing secret is logged.
+      expect(started.logs()).not.toContain('PRIVATE KEY');
+      expect(started.logs()).not.toContain(Buffer.alloc(32, 9).toString('base64'));
+    } finally {
+      await started.stop();
+    }
+  });
+
+  test('GIVEN a session key parameter that is not 32 bytes WHEN the function starts THEN the configuration is refused, naming the variable only', async () => {
+    ssm.parameters.set(SESSION, { value: 'dG9vIHNob3J0', type: 'SecureString', version: 2 });
+    const result = await runGatewayExpectingFailure('lambda', { config: config(backend), env: parameterEnv() });
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('SESSION_TOKEN_KEY: must be the base64 encoding of exactly 32 bytes');
+    expect(result.output).not.toContain('dG9vIHNob3J0');
+  });
+});
