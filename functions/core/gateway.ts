@@ -10,9 +10,10 @@ import { bucketLocation, headBucket, listBuckets } from './operations/buckets';
 import type { BucketContext, RequestContext } from './operations/context';
 import { getObject } from './operations/get-object';
 import { listObjects, listParams } from './operations/list-objects';
+import { deleteObject, putObject } from './operations/put-object';
 import { Query } from './query';
 import { errorResponse } from './responses';
-import { routeS3, type Operation } from './routing';
+import { routeS3, type BucketOperation } from './routing';
 
 export interface GatewayDeps {
   /** Executes backend requests whose answer the core reads itself (listings, copies, multipart control). */
@@ -73,7 +74,7 @@ export class Gateway {
     return this.run(operation, { ...ctx, bucket, store });
   }
 
-  private async run(op: Operation, ctx: BucketContext): Promise<Dispatch> {
+  private async run(op: BucketOperation, ctx: BucketContext): Promise<Dispatch> {
     switch (op.name) {
       case 'GetObject':
       case 'HeadObject': {
@@ -89,11 +90,20 @@ export class Gateway {
         const scopes = principal.type === 'key' ? principal.scopes : undefined;
         return respond(await listObjects(ctx, op.version, params, scopes));
       }
+      case 'PutObject':
+        authorize(ctx, 'put_object', op.key);
+        return putObject(ctx, op.key);
+      case 'DeleteObject':
+        authorize(ctx, 'delete_object', op.key);
+        return deleteObject(ctx, op.key);
       case 'HeadBucket':
       case 'GetBucketLocation':
         authorizeBucket(ctx, 'list_bucket');
         return respond(op.name === 'HeadBucket' ? headBucket(ctx.requestId) : bucketLocation(ctx.requestId));
       default:
+        // Not built yet: still authorized first, so an anonymous write is AccessDenied rather than NotImplemented.
+        if ('key' in op) authorize(ctx, ACTION_OF[op.name], op.key);
+        else authorizeBucket(ctx, ACTION_OF[op.name]);
         throw notImplemented(op.name);
     }
   }
@@ -110,6 +120,25 @@ export class Gateway {
     return new S3Store(backend, { client, now: this.now, credentials });
   }
 }
+
+/** The action each operation is authorized as (reads with a versionId are get_object_version). */
+const ACTION_OF: Record<BucketOperation['name'], Action> = {
+  GetObject: 'get_object',
+  HeadObject: 'head_object',
+  ListObjects: 'list_bucket',
+  HeadBucket: 'list_bucket',
+  GetBucketLocation: 'list_bucket',
+  ListMultipartUploads: 'list_bucket',
+  ListParts: 'list_bucket',
+  PutObject: 'put_object',
+  CopyObject: 'put_object',
+  DeleteObject: 'delete_object',
+  DeleteObjects: 'delete_object',
+  CreateMultipartUpload: 'create_multipart_upload',
+  UploadPart: 'upload_part',
+  CompleteMultipartUpload: 'complete_multipart_upload',
+  AbortMultipartUpload: 'abort_multipart_upload',
+};
 
 const ANONYMOUS_ACTIONS: readonly Action[] = ['get_object', 'head_object', 'list_bucket'];
 

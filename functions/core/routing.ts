@@ -32,6 +32,8 @@ export type Operation =
     };
 
 export type OperationName = Operation['name'];
+/** Every operation that names a bucket. */
+export type BucketOperation = Exclude<Operation, { readonly name: 'ListBuckets' }>;
 
 /** Sub-resources S3 defines (https://docs.aws.amazon.com/AmazonS3/latest/API/API_Operations_Amazon_Simple_Storage_Service.html). */
 const SUBRESOURCES = [

@@ -49,7 +49,8 @@ const parser = new XMLParser({
   parseTagValue: false,
   trimValues: false,
   processEntities: true,
-  htmlEntities: false,
+  // fast-xml-parser ties numeric references (&#34; as Go's encoding/xml writes ETags) to this option.
+  htmlEntities: true,
   ignoreDeclaration: true,
   ignorePiTags: true,
 });

@@ -2,7 +2,8 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import type { Gateway } from '../core/gateway';
 import type { HeaderMap, ProxyRequest } from '../core/http';
-import { newRequestId } from '../core/responses';
+import { S3Error } from '../core/errors';
+import { errorResponse, newRequestId } from '../core/responses';
 import { accessLogLine } from './access-log';
 import { execute } from './node-executor';
 
@@ -16,7 +17,15 @@ export function createServer(gateway: Gateway, log: (line: string) => void = (l)
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    const request = toProxyRequest(req, abort.signal);
+    let request: ProxyRequest;
+    try {
+      request = toProxyRequest(req, abort.signal);
+    } catch {
+      // Headers a fetch-style Headers object refuses: a client error, never a crash.
+      const response = errorResponse(new S3Error('InvalidRequest', 'The request headers are malformed'), newRequestId(), req.method ?? 'GET', '/');
+      res.writeHead(response.status, response.headers).end(response.body);
+      return;
+    }
     execute(gateway, {
       request,
       body: () => req,
@@ -44,11 +53,18 @@ export function toProxyRequest(req: http.IncomingMessage, signal: AbortSignal): 
   };
 }
 
-/** Repeated headers joined with `,`, as on every runtime. */
+/**
+ * Repeated headers joined with `,` (SigV4's canonical form, and what Function URLs do); `Headers.append`
+ * would join with `, ` and break signatures over repeated headers.
+ */
 function toHeaders(raw: string[]): Headers {
-  const headers = new Headers();
-  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
-  return headers;
+  const joined = new Map<string, string>();
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    const previous = joined.get(name);
+    joined.set(name, previous === undefined ? raw[i + 1] : `${previous},${raw[i + 1]}`);
+  }
+  return new Headers([...joined]);
 }
 
 export type { HeaderMap };

@@ -37,6 +37,7 @@ export interface GatewayOptions {
 }
 
 const ROOT = resolve(__dirname, '../..');
+const LOG_TAIL = 1 << 20;
 
 export async function startGateway(runtime: RuntimeName, options: GatewayOptions): Promise<RunningGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-'));
@@ -48,8 +49,13 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  // Keep the tail only: a benchmark logs millions of lines.
+  const collect = (c: Buffer): void => {
+    output += c.toString();
+    if (output.length > 4 * LOG_TAIL) output = output.slice(-LOG_TAIL);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
   const killOnExit = (): void => void child.kill('SIGKILL');
   process.once('exit', killOnExit);
   const endpoint = await listening(child, () => output);
@@ -102,19 +108,22 @@ function listening(child: ChildProcess, output: () => string): Promise<string> {
       child.kill('SIGKILL');
       reject(new Error(`gateway did not start within 30 s:\n${output()}`));
     }, 30_000);
+    const onExit = (code: number | null): void => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with code ${code}:\n${output()}`));
+    };
     const check = (): void => {
       const match = /"url":"(http:\/\/[^"]+)"/.exec(output());
-      if (match) {
-        clearTimeout(timer);
-        resolvePromise(match[1]);
-      }
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout?.off('data', check);
+      child.stderr?.off('data', check);
+      child.off('exit', onExit);
+      resolvePromise(match[1]);
     };
     child.stdout?.on('data', check);
     child.stderr?.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`gateway exited with code ${code}:\n${output()}`));
-    });
+    child.once('exit', onExit);
   });
 }
 

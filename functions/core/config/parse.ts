@@ -86,7 +86,7 @@ function readBucket(t: Reader, settings: Settings): Bucket {
   if (name && !/^[^/\s\u0000-\u001f]+$/.test(name)) t.problem('name', 'must be one path segment without "/", spaces or control characters');
   if (name === '.' || name === '..') t.problem('name', 'must not be "." or ".."');
   const rawType = t.requiredString('backend_type');
-  const type = BACKEND_TYPES[rawType.toLowerCase()];
+  const type = Object.hasOwn(BACKEND_TYPES, rawType.toLowerCase()) ? BACKEND_TYPES[rawType.toLowerCase()] : undefined;
   if (rawType && !type) t.problem('backend_type', `"${rawType}" is not one of s3 (objstore), azure (az), gcs (gs)`);
   const options = t.table('backend_options');
   const backend = readBackend(type ?? 's3', options, settings);
@@ -155,8 +155,8 @@ function readS3Auth(o: Reader, settings: Settings): S3BackendAuth {
     };
   }
   if (authType !== undefined && authType !== 'static') o.problem('auth_type', `"${authType}" is not one of oidc, static`);
-  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
-    o.problem(accessKeyId === undefined ? 'access_key_id' : 'secret_access_key', 'access_key_id and secret_access_key must be given together');
+  if (o.has('access_key_id') !== o.has('secret_access_key')) {
+    o.problem(o.has('access_key_id') ? 'secret_access_key' : 'access_key_id', 'access_key_id and secret_access_key must be given together');
   }
   if (accessKeyId === undefined || secretAccessKey === undefined) return { type: 'anonymous' };
   return { type: 'static', keys: { accessKeyId, secretAccessKey, sessionToken } };
@@ -263,12 +263,12 @@ class Reader {
 
   problem(field: string, message: string): void {
     const entry = this.name ? ` "${this.name}"` : '';
-    this.problems.push(`${this.where}${entry}: ${field} ${message}`);
+    this.problems.push(`${this.where}${entry}: ${this.prefix}${field} ${message}`);
   }
 
   allowOnly(fields: readonly string[]): void {
     for (const field of Object.keys(this.data)) {
-      if (!fields.includes(field)) this.problem(this.fieldName(field), `is not a known field (known: ${fields.join(', ')})`);
+      if (!fields.includes(field)) this.problem(field, `is not a known field (known: ${fields.join(', ')})`);
     }
   }
 
@@ -296,19 +296,19 @@ class Reader {
 
   private prefix = '';
 
-  private value(field: string): unknown {
-    return this.data[field];
+  has(field: string): boolean {
+    return this.data[field] !== undefined;
   }
 
-  private fieldName(field: string): string {
-    return this.prefix + field;
+  private value(field: string): unknown {
+    return this.data[field];
   }
 
   optionalString(field: string): string | undefined {
     const v = this.value(field);
     if (v === undefined) return undefined;
     if (typeof v !== 'string') {
-      this.problem(this.fieldName(field), 'must be a string');
+      this.problem(field, 'must be a string');
       return undefined;
     }
     return v;
@@ -317,7 +317,7 @@ class Reader {
   requiredString(field: string): string {
     const v = this.optionalString(field);
     if (v === undefined || v === '') {
-      if (this.value(field) === undefined || v === '') this.problem(this.fieldName(field), 'is required');
+      if (this.value(field) === undefined || v === '') this.problem(field, 'is required');
       return '';
     }
     return v;
@@ -325,14 +325,14 @@ class Reader {
 
   optionalUrl(field: string): string | undefined {
     const v = this.optionalString(field);
-    if (v !== undefined && !isHttpUrl(v)) this.problem(this.fieldName(field), `"${v}" is not an http(s) URL`);
+    if (v !== undefined && !isHttpUrl(v)) this.problem(field, `"${v}" is not an http(s) URL`);
     return v?.replace(/\/+$/, '');
   }
 
   optionalBoolean(field: string): boolean | undefined {
     const v = this.value(field);
     if (v === undefined) return undefined;
-    if (typeof v !== 'boolean') this.problem(this.fieldName(field), 'must be true or false');
+    if (typeof v !== 'boolean') this.problem(field, 'must be true or false');
     return v === true;
   }
 
@@ -341,7 +341,7 @@ class Reader {
     if (v === undefined) return undefined;
     const n = typeof v === 'bigint' ? Number(v) : v;
     if (typeof n !== 'number' || !Number.isInteger(n)) {
-      this.problem(this.fieldName(field), 'must be an integer');
+      this.problem(field, 'must be an integer');
       return undefined;
     }
     return n;
@@ -351,7 +351,7 @@ class Reader {
     const v = this.value(field);
     if (v === undefined) return [];
     if (!Array.isArray(v) || v.some((s) => typeof s !== 'string')) {
-      this.problem(this.fieldName(field), 'must be an array of strings');
+      this.problem(field, 'must be an array of strings');
       return [];
     }
     return v as string[];
@@ -365,18 +365,18 @@ class Reader {
     if (isTable(v) && typeof v.env === 'string' && Object.keys(v).length === 1) {
       const resolved = this.env[v.env];
       if (resolved === undefined || resolved === '') {
-        this.problem(this.fieldName(field), `refers to environment variable ${v.env}, which is not set`);
+        this.problem(field, `refers to environment variable ${v.env}, which is not set`);
         return undefined;
       }
       return resolved;
     }
-    this.problem(this.fieldName(field), 'must be a string or { env = "NAME" }');
+    this.problem(field, 'must be a string or { env = "NAME" }');
     return undefined;
   }
 
   requiredSecret(field: string): string {
     const v = this.optionalSecret(field);
-    if (v === undefined && this.value(field) === undefined) this.problem(this.fieldName(field), 'is required');
+    if (v === undefined && this.value(field) === undefined) this.problem(field, 'is required');
     return v ?? '';
   }
 }

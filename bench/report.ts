@@ -1,0 +1,62 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Markdown and JSON reports: medians across rounds, p50/p99 latency, and ratios to direct and to nginx. */
+export interface ScenarioResult {
+  readonly scenario: string;
+  readonly unit: string;
+  readonly targets: readonly { target: string; value: number; p50Ms: number; p99Ms: number; errors: number; requests: number }[];
+}
+
+export interface Report {
+  readonly date: string;
+  readonly quick: boolean;
+  readonly rounds: number;
+  readonly results: readonly ScenarioResult[];
+  readonly rss?: Record<string, { baselineMiB: number; peakMiB: number; growthMiB: number; status: string }>;
+  readonly sigv4: { sequentialUs: number; concurrent16Us: number };
+  readonly bundle?: { bytes: number; coldLoadMs: number } | { error: string };
+}
+
+const fixed = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+
+export function toMarkdown(report: Report): string {
+  const lines = [
+    `# Benchmark results`,
+    ``,
+    `${report.date}${report.quick ? ' (quick smoke run: numbers are not meaningful)' : ''}; ${report.rounds} interleaved round(s) per scenario; 2-core machine, loopback.`,
+    ``,
+    `| Scenario | Target | Throughput | p50 ms | p99 ms | vs direct | vs nginx | errors |`,
+    `|---|---|---|---|---|---|---|---|`,
+  ];
+  for (const s of report.results) {
+    const direct = s.targets.find((t) => t.target === 'direct')?.value;
+    const nginx = s.targets.find((t) => t.target === 'nginx proxy')?.value;
+    for (const t of s.targets) {
+      lines.push(
+        `| ${s.scenario} | ${t.target} | ${fixed(t.value)} ${s.unit} | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | ${direct ? fixed(t.value / direct, 2) + 'x' : '–'} | ${nginx ? fixed(t.value / nginx, 2) + 'x' : '–'} | ${t.errors} |`,
+      );
+    }
+  }
+  lines.push('', '| Measure | Value |', '|---|---|');
+  for (const [name, r] of Object.entries(report.rss ?? {})) {
+    lines.push(`| RSS growth, ${name} (node) | ${fixed(r.growthMiB)} MiB (baseline ${fixed(r.baselineMiB)} MiB, statuses ${r.status}) |`);
+  }
+  lines.push(`| SigV4 verification, sequential | ${fixed(report.sigv4.sequentialUs)} µs/request |`);
+  lines.push(`| SigV4 verification, 16 concurrent | ${fixed(report.sigv4.concurrent16Us)} µs/request |`);
+  if (report.bundle && 'bytes' in report.bundle) {
+    lines.push(`| Lambda handler bundle (minified) | ${fixed(report.bundle.bytes / 1024)} KiB |`);
+    lines.push(`| Handler cold module load (median of fresh processes) | ${fixed(report.bundle.coldLoadMs)} ms |`);
+  } else if (report.bundle) {
+    lines.push(`| Lambda handler bundle | ${report.bundle.error} |`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export function writeReport(dir: string, report: Report): void {
+  mkdirSync(dir, { recursive: true });
+  const name = report.quick ? 'quick' : 'latest';
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify(report, null, 2) + '\n');
+  writeFileSync(join(dir, `${name}.md`), toMarkdown(report));
+  process.stdout.write(toMarkdown(report));
+}

@@ -1,0 +1,190 @@
+/**
+ * `npm run bench [-- --quick]`: the gateway's cost against direct access, side by side. Starts its own
+ * backends (nginx serving files for unsigned GETs, Ceph RGW for signed paths), the gateway on every runtime,
+ * and an nginx `proxy_pass` hop as the floor of any extra hop; runs each scenario against every target,
+ * interleaved round by round so machine drift cancels; writes bench/results/latest.{md,json}.
+ */
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { RUNTIMES, startGateway, type RunningGateway } from '../test/support/gateway';
+import { createBucket, rgwS3Client, startRgw, type Rgw } from '../test/support/rgw';
+import type { LoadResult, LoadSpec } from './loadgen';
+import { startNginx, type Nginx } from './nginx';
+import { sigv4Micro } from './sigv4';
+import { writeReport, type ScenarioResult } from './report';
+import { bundleMetrics } from './bundle';
+
+const QUICK = process.argv.includes('--quick');
+const ROUNDS = QUICK ? 1 : 3;
+const DURATION_MS = QUICK ? 300 : 3000;
+const MiB = 1024 * 1024;
+const KEY = { accessKeyId: 'BENCHKEY000000000000', secretAccessKey: 'bench/secret/key/00000000000000000000000' };
+
+interface Target {
+  readonly name: string;
+  /** Builds the URL for a path-style `bucket/key` in the backend's name space or the gateway's. */
+  readonly url: (kind: 'files' | 'rgw', key: string) => string;
+  readonly sign?: { accessKeyId: string; secretAccessKey: string };
+  readonly signDirect?: boolean;
+}
+
+interface Scenario {
+  readonly name: string;
+  readonly unit: 'req/s' | 'MiB/s';
+  readonly kind: 'files' | 'rgw';
+  readonly spec: (url: string) => Omit<LoadSpec, 'url' | 'sign'>;
+  readonly key: string;
+}
+
+function loadgen(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', resolve(__dirname, 'loadgen.ts'), JSON.stringify(spec)], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`loadgen failed: ${stderr || err.message}`));
+      else resolvePromise(JSON.parse(stdout) as LoadResult);
+    });
+  });
+}
+
+function gatewayConfig(nginx: Nginx, rgw: Rgw): string {
+  return `
+[[buckets]]
+name = "files"
+backend_type = "s3"
+anonymous_access = true
+[buckets.backend_options]
+endpoint = "${nginx.filesUrl}"
+bucket_name = "bench"
+
+[[buckets]]
+name = "rgw"
+backend_type = "s3"
+[buckets.backend_options]
+endpoint = "${rgw.endpoint}"
+bucket_name = "bench"
+access_key_id = "${rgw.accessKeyId}"
+secret_access_key = "${rgw.secretAccessKey}"
+
+[[credentials]]
+access_key_id = "${KEY.accessKeyId}"
+secret_access_key = "${KEY.secretAccessKey}"
+[[credentials.allowed_scopes]]
+bucket = "*"
+prefixes = []
+actions = ["get_object", "head_object", "put_object", "list_bucket", "delete_object"]
+`;
+}
+
+const SCENARIOS: readonly Scenario[] = [
+  { name: 'GET 4 KiB, c1', unit: 'req/s', kind: 'files', key: 'obj-4k', spec: () => ({ method: 'GET', concurrency: 1, durationMs: DURATION_MS }) },
+  { name: 'GET 4 KiB, c32', unit: 'req/s', kind: 'files', key: 'obj-4k', spec: () => ({ method: 'GET', concurrency: 32, durationMs: DURATION_MS }) },
+  { name: 'HEAD, c1', unit: 'req/s', kind: 'files', key: 'obj-4k', spec: () => ({ method: 'HEAD', concurrency: 1, durationMs: DURATION_MS }) },
+  { name: 'HEAD, c32', unit: 'req/s', kind: 'files', key: 'obj-4k', spec: () => ({ method: 'HEAD', concurrency: 32, durationMs: DURATION_MS }) },
+  { name: 'GET 1 MiB, c8', unit: 'MiB/s', kind: 'files', key: 'obj-1m', spec: () => ({ method: 'GET', concurrency: 8, durationMs: DURATION_MS }) },
+  { name: 'GET 256 MiB, c1', unit: 'MiB/s', kind: 'files', key: 'obj-256m', spec: () => ({ method: 'GET', concurrency: 1, count: QUICK ? 1 : 3 }) },
+  { name: 'PUT 64 MiB plain, c1', unit: 'MiB/s', kind: 'rgw', key: 'put-64m', spec: () => ({ method: 'PUT', concurrency: 1, count: QUICK ? 1 : 3, bodyBytes: 64 * MiB }) },
+  { name: 'ListObjectsV2 1,000 keys, c1', unit: 'req/s', kind: 'rgw', key: '?list-type=2&prefix=list%2F&max-keys=1000', spec: () => ({ method: 'GET', concurrency: 1, durationMs: DURATION_MS }) },
+];
+
+/** aws-chunked PUT goes to the gateway only: RGW rejects trailers, so the gateway decodes and sends it plain. */
+const CHUNKED_PUT: Scenario = { name: 'PUT 64 MiB aws-chunked, c1', unit: 'MiB/s', kind: 'rgw', key: 'put-64m-chunked', spec: () => ({ method: 'PUT', concurrency: 1, count: QUICK ? 1 : 3, bodyBytes: 64 * MiB, awsChunked: true }) };
+
+function metric(scenario: Scenario, r: LoadResult): number {
+  return scenario.unit === 'req/s' ? r.requests / r.seconds : r.bytes / MiB / r.seconds;
+}
+
+async function seed(dir: string, rgw: Rgw): Promise<void> {
+  const root = join(dir, 'files', 'bench');
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, 'obj-4k'), Buffer.alloc(4096, 'a'));
+  writeFileSync(join(root, 'obj-1m'), Buffer.alloc(MiB, 'a'));
+  writeFileSync(join(root, 'obj-256m'), Buffer.alloc(256 * MiB, 'a'));
+  writeFileSync(join(root, 'obj-1g'), Buffer.alloc(1024 * MiB, 'a'));
+  await createBucket(rgw, 'bench');
+  const s3 = rgwS3Client(rgw);
+  const keys = Array.from({ length: QUICK ? 50 : 1000 }, (_, i) => `list/k-${String(i).padStart(4, '0')}`);
+  for (let i = 0; i < keys.length; i += 50) {
+    await Promise.all(keys.slice(i, i + 50).map((Key) => s3.send(new PutObjectCommand({ Bucket: 'bench', Key, Body: 'x' }))));
+  }
+  s3.destroy();
+}
+
+async function rssDuring(gw: RunningGateway, spec: LoadSpec): Promise<{ baselineMiB: number; peakMiB: number; growthMiB: number; status: string }> {
+  const baseline = gw.rss();
+  let peak = baseline;
+  const sampler = setInterval(() => (peak = Math.max(peak, gw.rss())), 50);
+  const result = await loadgen(spec).finally(() => clearInterval(sampler));
+  return { baselineMiB: baseline / MiB, peakMiB: peak / MiB, growthMiB: (peak - baseline) / MiB, status: JSON.stringify(result.statuses) };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  chmodSync(dir, 0o755); // nginx workers run as an unprivileged user and must read the files
+  const rgw = await startRgw();
+  let nginx: Nginx | undefined;
+  const gateways: RunningGateway[] = [];
+  try {
+    await seed(dir, rgw);
+    const filesRoot = join(dir, 'files');
+    nginx = await startNginx(join(dir, 'nginx'), filesRoot, ['files', rgw.endpoint]);
+    for (const runtime of RUNTIMES) gateways.push(await startGateway(runtime, { config: gatewayConfig(nginx, rgw) }));
+    const n = nginx;
+    const direct: Target = { name: 'direct', url: (kind, key) => `${kind === 'files' ? n.filesUrl : rgw.endpoint}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
+    const proxy: Target = { name: 'nginx proxy', url: (kind, key) => `${kind === 'files' ? n.proxyUrls[0] : n.proxyUrls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
+    const viaGateway = gateways.map((gw): Target => ({ name: `gateway (${gw.runtime})`, url: (kind, key) => `${gw.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY }));
+    const targets = [direct, ...viaGateway, proxy];
+    const rgwKeys = { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey };
+    const results: ScenarioResult[] = [];
+    for (const scenario of [...SCENARIOS, CHUNKED_PUT]) {
+      const applicable = scenario === CHUNKED_PUT ? viaGateway : targets;
+      const samples = new Map<string, LoadResult[]>(applicable.map((t) => [t.name, []]));
+      for (let round = 0; round < ROUNDS; round++) {
+        // Rotate the order every round (A B C, B C A, …) so drift and warm-up cancel out.
+        const order = applicable.map((_, i) => applicable[(i + round) % applicable.length]);
+        for (const target of order) {
+          // Unsigned GETs hit anonymous buckets; signed paths are signed by the gateway key or the backend's own.
+          const sign = scenario.kind === 'rgw' ? (target.sign ?? (target.signDirect ? rgwKeys : undefined)) : undefined;
+          const url = target.url(scenario.kind, scenario.key);
+          samples.get(target.name)?.push(await loadgen({ ...scenario.spec(url), url, sign }));
+        }
+      }
+      results.push({ scenario: scenario.name, unit: scenario.unit, targets: [...samples].map(([name, runs]) => summarize(name, runs, scenario)) });
+      console.error(`done: ${scenario.name}`);
+    }
+    const nodeGateway = gateways.find((g) => g.runtime === 'node');
+    const rss = nodeGateway
+      ? {
+          get1GiB: await rssDuring(nodeGateway, { url: `${nodeGateway.endpoint}/files/obj-1g`, method: 'GET', concurrency: 1, count: 1 }),
+          put1GiB: await rssDuring(nodeGateway, { url: `${nodeGateway.endpoint}/rgw/put-1g`, method: 'PUT', concurrency: 1, count: 1, bodyBytes: 1024 * MiB, sign: KEY }),
+        }
+      : undefined;
+    const sigv4 = await sigv4Micro(QUICK ? 2000 : 20000);
+    const bundle = await bundleMetrics(QUICK ? 3 : 15);
+    writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, rounds: ROUNDS, results, rss, sigv4, bundle });
+  } finally {
+    for (const gw of gateways) await gw.stop();
+    await nginx?.stop();
+    await rgw.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function summarize(name: string, runs: LoadResult[], scenario: Scenario): ScenarioResult['targets'][number] {
+  const values = runs.map((r) => metric(scenario, r)).sort((a, b) => a - b);
+  const median = (xs: number[]): number => xs[Math.floor(xs.length / 2)] ?? 0;
+  return {
+    target: name,
+    value: median(values),
+    p50Ms: median(runs.map((r) => r.p50Ms).sort((a, b) => a - b)),
+    p99Ms: median(runs.map((r) => r.p99Ms).sort((a, b) => a - b)),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    requests: runs.reduce((sum, r) => sum + r.requests, 0),
+  };
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

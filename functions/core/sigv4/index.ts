@@ -1,0 +1,27 @@
+/** SigV4 for S3: verifying client requests and signing backend requests, on Web Crypto only. */
+export {
+  MissingSignedHeaderError,
+  UNSIGNED_PAYLOAD,
+  canonicalHeaderValue,
+  canonicalHeaders,
+  canonicalQuery,
+  canonicalRequest,
+} from './canonical';
+export type { CanonicalRequestParts } from './canonical';
+export { formatAmzDate, httpDateToAmzDate, parseAmzDate } from './dates';
+export { hmac, importHmacKey, sha256Hex, timingSafeEqual, toHex, uriEncode } from './encoding';
+export type { CryptoKey } from './encoding';
+export {
+  MAX_PRESIGNED_EXPIRES_SECONDS,
+  authKind,
+  parseAuthorizationHeader,
+  parsePresignedQuery,
+  parseSignedRequest,
+} from './parse';
+export type { AuthKind, SignedRequestInfo } from './parse';
+export { presignUrl, signRequest } from './sign';
+export type { Credentials, PresignUrlInput, SignRequestInput } from './sign';
+export { signingKey } from './signing-key';
+export { ALGORITHM, SCOPE_TERMINATOR, credentialScope, stringToSign } from './string-to-sign';
+export { MAX_CLOCK_SKEW_MS, verifySignature } from './verify';
+export type { SignableRequest, VerifiedSignature } from './verify';

@@ -1,0 +1,146 @@
+/**
+ * Checks a client's SigV4 signature by rebuilding it from the request as received. The secret is looked up
+ * by the caller (from `info.accessKeyId`), so this stays pure.
+ */
+import { S3Error } from '../errors';
+import {
+  MissingSignedHeaderError,
+  UNSIGNED_PAYLOAD,
+  canonicalHeaders,
+  canonicalQuery,
+  canonicalRequest,
+} from './canonical';
+import { parseAmzDate } from './dates';
+import { hmac, sha256Hex, timingSafeEqual, toHex, type CryptoKey } from './encoding';
+import type { SignedRequestInfo } from './parse';
+import { queryParam } from './query';
+import { signingKey } from './signing-key';
+import { credentialScope, stringToSign } from './string-to-sign';
+
+/** The parts of a request SigV4 covers, as received (see `ProxyRequest`). */
+export interface SignableRequest {
+  readonly method: string;
+  readonly rawPath: string;
+  readonly rawQuery: string;
+  readonly headers: Headers;
+}
+
+/** A verified signature, and what an aws-chunked decoder needs to chain the chunk signatures from it. */
+export interface VerifiedSignature {
+  /** The request's signature: the seed of the first chunk's string to sign. */
+  readonly signature: string;
+  readonly signingKey: CryptoKey;
+  /** `YYYYMMDD/region/service/aws4_request`. */
+  readonly scope: string;
+  /** `YYYYMMDDTHHMMSSZ`. */
+  readonly amzDate: string;
+}
+
+/** S3 refuses header-signed requests further than this from its clock, and presigned ones dated this far ahead. */
+export const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
+
+const SIGNATURE_MISMATCH =
+  'The request signature we calculated does not match the signature you provided. Check your key and signing method.';
+
+/**
+ * Verifies a request's SigV4 signature.
+ *
+ * @param request The request as received; `rawPath` and `rawQuery` exactly as sent.
+ * @param info From `parseSignedRequest`.
+ * @param secretAccessKey The secret of `info.accessKeyId`.
+ * @param now The current time in milliseconds (injected, so tests freeze it).
+ * @returns The signature and its key, scope and date, for aws-chunked chunk signatures.
+ * @throws S3Error `RequestTimeTooSkewed` (header auth more than 15 minutes off); `AccessDenied` (presigned URL
+ *   expired, or dated more than 15 minutes ahead); `InvalidRequest` (header auth without
+ *   `x-amz-content-sha256`); `SignatureDoesNotMatch` (a signed header missing, or another signature), whose
+ *   detail carries the StringToSign and CanonicalRequest the gateway computed, never the secret or the expected
+ *   signature.
+ * @example
+ * const info = parseSignedRequest(req.headers, req.rawQuery);
+ * if (info) await verifySignature(req, info, secretFor(info.accessKeyId), Date.now());
+ */
+export async function verifySignature(
+  request: SignableRequest,
+  info: SignedRequestInfo,
+  secretAccessKey: string,
+  now: number,
+): Promise<VerifiedSignature> {
+  checkRequestTime(info, now);
+  const canonical = canonicalRequest({
+    method: request.method,
+    rawPath: request.rawPath,
+    canonicalQuery: canonicalQuery(request.rawQuery, info.presigned ? 'X-Amz-Signature' : undefined),
+    canonicalHeaders: signedHeaderBlock(request.headers, info),
+    signedHeaders: info.signedHeaders,
+    payloadHash: info.presigned ? presignedPayloadHash(request.rawQuery) : headerPayloadHash(request.headers),
+  });
+  // Started before hashing so a first-of-the-day key derivation overlaps the hash.
+  const keyPromise = signingKey(secretAccessKey, info.date, info.region, info.service);
+  const scope = credentialScope(info.date, info.region, info.service);
+  const toSign = stringToSign(info.amzDate, scope, await sha256Hex(canonical));
+  const key = await keyPromise;
+  const signature = toHex(await hmac(key, toSign));
+  if (!timingSafeEqual(signature, info.signature)) {
+    throw new S3Error('SignatureDoesNotMatch', SIGNATURE_MISMATCH, {
+      AWSAccessKeyId: info.accessKeyId,
+      StringToSign: toSign,
+      SignatureProvided: info.signature,
+      CanonicalRequest: canonical,
+    });
+  }
+  return { signature, signingKey: key, scope, amzDate: info.amzDate };
+}
+
+function checkRequestTime(info: SignedRequestInfo, now: number): void {
+  // Parsed infos hold a valid date; an unparseable one is treated as infinitely old.
+  const signedAt = parseAmzDate(info.amzDate) ?? Number.NEGATIVE_INFINITY;
+  if (!info.presigned) {
+    if (Math.abs(now - signedAt) > MAX_CLOCK_SKEW_MS) {
+      throw new S3Error(
+        'RequestTimeTooSkewed',
+        'The difference between the request time and the current time is too large.',
+        {
+          RequestTime: info.amzDate,
+          ServerTime: new Date(now).toISOString(),
+          MaxAllowedSkewMilliseconds: String(MAX_CLOCK_SKEW_MS),
+        },
+      );
+    }
+    return;
+  }
+  if (signedAt - now > MAX_CLOCK_SKEW_MS) throw new S3Error('AccessDenied', 'Request is not valid yet');
+  const expiresAt = signedAt + (info.expiresSeconds ?? 0) * 1000;
+  if (now > expiresAt) {
+    throw new S3Error('AccessDenied', 'Request has expired', {
+      'X-Amz-Expires': String(info.expiresSeconds ?? 0),
+      Expires: new Date(expiresAt).toISOString(),
+      ServerTime: new Date(now).toISOString(),
+    });
+  }
+}
+
+function signedHeaderBlock(headers: Headers, info: SignedRequestInfo): string {
+  try {
+    return canonicalHeaders(headers, info.signedHeaders);
+  } catch (error) {
+    if (!(error instanceof MissingSignedHeaderError)) throw error;
+    throw new S3Error('SignatureDoesNotMatch', `${SIGNATURE_MISMATCH} ${error.message}.`, {
+      AWSAccessKeyId: info.accessKeyId,
+      SignatureProvided: info.signature,
+    });
+  }
+}
+
+/** S3 requires the header with header auth, whatever it holds (a hash, UNSIGNED-PAYLOAD, STREAMING-…). */
+function headerPayloadHash(headers: Headers): string {
+  const hash = headers.get('x-amz-content-sha256');
+  if (hash === null) {
+    throw new S3Error('InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
+  }
+  return hash;
+}
+
+/** A presigned URL covers no body unless its creator put a hash in the query. */
+function presignedPayloadHash(rawQuery: string): string {
+  return queryParam(rawQuery, 'X-Amz-Content-Sha256') ?? UNSIGNED_PAYLOAD;
+}

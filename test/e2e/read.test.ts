@@ -1,0 +1,365 @@
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListBucketsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+  paginateListObjectsV2,
+} from '@aws-sdk/client-s3';
+import { awsCli, boto3, jsClient, type Keys } from '../support/clients';
+import { RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
+import { errorCode, rawRequest } from '../support/raw-request';
+import { ADMIN, DISABLED, SCOPED, gatewayConfig, gatewayEnv, putDirect, startBackends, type Backends } from './fixtures';
+
+/** Keys S3 allows that URL parsers, shells and naive encoders get wrong; stored byte for byte. */
+const SPECIAL_KEYS = [
+  'special/star*', 'special/100%.txt', 'special/100%25.txt', 'special/tilde~', 'special/hash#', 'special/question?',
+  'special/[brackets]', 'special/plus+sign', 'special/eq=ual', 'special/sp ace', 'special/ünïcødé-日本', 'special/emoji-😀',
+  "special/quote'", 'special/amp&and', 'special/semi;colon', 'special/at@dollar$', 'special/comma,colon:',
+];
+const LIST_KEYS = Array.from({ length: 25 }, (_, i) => `list/a-${String(i).padStart(2, '0')}`).concat(['list/dir1/x', 'list/dir2/y']);
+const RANGE_BODY = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
+
+let backends: Backends;
+let versions: { v1?: string; v2?: string } = {};
+
+beforeAll(async () => {
+  backends = await startBackends();
+  const rgw = backends.direct.rgw;
+  await Promise.all([
+    ...LIST_KEYS.map((k) => putDirect(rgw, 'data', k, k)),
+    ...SPECIAL_KEYS.map((k) => putDirect(rgw, 'data', k, `body of ${k}`)),
+    putDirect(rgw, 'data', 'range.bin', RANGE_BODY, 'application/octet-stream'),
+    putDirect(rgw, 'data', 'reports/q1.csv', 'q1'),
+    putDirect(rgw, 'data', 'reports/2024/q2.csv', 'q2'),
+    putDirect(rgw, 'data', 'reportsx/hidden', 'hidden'),
+    putDirect(rgw, 'data', 'reports-other', 'other'),
+    putDirect(rgw, 'data', 'tenant-a/doc1.txt', 'doc1'),
+    putDirect(rgw, 'data', 'tenant-a/sub/doc2.txt', 'doc2'),
+    putDirect(backends.direct.s3rver, 'public', 'hello.txt', 'hello, world\n'),
+    putDirect(backends.direct.s3rver, 'private', 'secret.txt', 'secret\n'),
+  ]);
+  versions.v1 = await putDirect(rgw, 'versioned', 'doc.txt', 'one');
+  versions.v2 = await putDirect(rgw, 'versioned', 'doc.txt', 'two');
+}, 120_000);
+
+afterAll(() => backends?.stop());
+
+async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (err) {
+    if (err instanceof S3ServiceException) return err.name;
+    throw err;
+  }
+}
+
+async function text(client: S3Client, bucket: string, key: string, extra: Partial<ConstructorParameters<typeof GetObjectCommand>[0]> = {}): Promise<string> {
+  const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ...extra }));
+  return (await out.Body?.transformToString()) ?? '';
+}
+
+describe.each(RUNTIMES)('reading through the gateway (%s runtime)', (runtime) => {
+  let gw: RunningGateway;
+  let admin: S3Client;
+  let scoped: S3Client;
+  let anonymous: S3Client;
+
+  beforeAll(async () => {
+    gw = await startGateway(runtime, { config: gatewayConfig(backends), env: gatewayEnv(backends) });
+    admin = jsClient(gw.endpoint, ADMIN);
+    scoped = jsClient(gw.endpoint, SCOPED);
+    anonymous = jsClient(gw.endpoint);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const c of [admin, scoped, anonymous]) c?.destroy();
+    await gw?.stop();
+  });
+
+  describe('ListBuckets', () => {
+    it('lists every virtual bucket to the JS SDK, boto3 and aws-cli', async () => {
+      const expected = ['private', 'public', 'strict', 'tenant', 'versioned'];
+      const js = await admin.send(new ListBucketsCommand({}));
+      expect(js.Buckets?.map((b) => b.Name)).toEqual(expected);
+      expect(await boto3('boto3-new', gw.endpoint, ADMIN, "result = [b['Name'] for b in s3.list_buckets()['Buckets']]")).toEqual(expected);
+      const cli = await awsCli('v1', gw.endpoint, ADMIN, ['s3', 'ls']);
+      expect(cli.code).toBe(0);
+      for (const name of expected) expect(cli.stdout).toContain(name);
+    });
+
+    it('refuses anonymous callers', async () => {
+      expect(await codeOf(anonymous.send(new ListBucketsCommand({})))).toBe('AccessDenied');
+    });
+  });
+
+  describe('ListObjects', () => {
+    it('paginates V2 with max-keys and continuation tokens across the whole prefix', async () => {
+      const keys: string[] = [];
+      let pages = 0;
+      for await (const page of paginateListObjectsV2({ client: admin, pageSize: 10 }, { Bucket: 'strict', Prefix: 'list/' })) {
+        pages++;
+        keys.push(...(page.Contents ?? []).map((c) => c.Key ?? ''));
+      }
+      expect(keys).toEqual([...LIST_KEYS].sort());
+      expect(pages).toBe(3);
+    });
+
+    it('paginates V1 with markers (boto3 paginator)', async () => {
+      const keys = await boto3(
+        'boto3-new',
+        gw.endpoint,
+        ADMIN,
+        `result = [c['Key'] for p in s3.get_paginator('list_objects').paginate(Bucket='strict', Prefix='list/', PaginationConfig={'PageSize': 7}) for c in p.get('Contents', [])]`,
+      );
+      expect(keys).toEqual([...LIST_KEYS].sort());
+    });
+
+    it('groups by delimiter into common prefixes', async () => {
+      const out = await admin.send(new ListObjectsV2Command({ Bucket: 'strict', Prefix: 'list/', Delimiter: '/' }));
+      expect(out.CommonPrefixes?.map((p) => p.Prefix)).toEqual(['list/dir1/', 'list/dir2/']);
+      expect(out.Contents).toHaveLength(25);
+      expect(out.Name).toBe('strict');
+      const cli = await awsCli('v1', gw.endpoint, ADMIN, ['s3', 'ls', 's3://strict/list/']);
+      expect(cli.stdout).toMatch(/PRE dir1\//);
+    });
+
+    it('starts after a key', async () => {
+      const out = await admin.send(new ListObjectsV2Command({ Bucket: 'strict', Prefix: 'list/', StartAfter: 'list/a-22' }));
+      expect(out.Contents?.map((c) => c.Key)).toEqual(['list/a-23', 'list/a-24', 'list/dir1/x', 'list/dir2/y']);
+    });
+
+    it('returns special-character and unicode keys exactly, plain and url-encoded (boto3 asks for encoding-type=url)', async () => {
+      const js = await admin.send(new ListObjectsV2Command({ Bucket: 'strict', Prefix: 'special/' }));
+      expect(js.Contents?.map((c) => c.Key).sort()).toEqual([...SPECIAL_KEYS].sort());
+      const py = await boto3('boto3-new', gw.endpoint, ADMIN, "result = [c['Key'] for c in s3.list_objects_v2(Bucket='strict', Prefix='special/')['Contents']]");
+      expect((py as string[]).sort()).toEqual([...SPECIAL_KEYS].sort());
+      const v1 = await boto3('boto3-debian', gw.endpoint, ADMIN, "result = [c['Key'] for c in s3.list_objects(Bucket='strict', Prefix='special/')['Contents']]");
+      expect((v1 as string[]).sort()).toEqual([...SPECIAL_KEYS].sort());
+    });
+
+    it('maps backend_prefix in and strips it out, naming the virtual bucket', async () => {
+      const out = await admin.send(new ListObjectsV2Command({ Bucket: 'tenant' }));
+      expect(out.Name).toBe('tenant');
+      expect(out.Contents?.map((c) => c.Key)).toEqual(['doc1.txt', 'sub/doc2.txt']);
+      const delimited = await admin.send(new ListObjectsV2Command({ Bucket: 'tenant', Delimiter: '/' }));
+      expect(delimited.CommonPrefixes?.map((p) => p.Prefix)).toEqual(['sub/']);
+      expect(await text(admin, 'tenant', 'sub/doc2.txt')).toBe('doc2');
+    });
+
+    it('includes owners only when V2 asks with fetch-owner', async () => {
+      const without = await admin.send(new ListObjectsV2Command({ Bucket: 'strict', Prefix: 'reports/' }));
+      expect(without.Contents?.[0].Owner).toBeUndefined();
+      const withOwner = await admin.send(new ListObjectsV2Command({ Bucket: 'strict', Prefix: 'reports/', FetchOwner: true }));
+      expect(withOwner.Contents?.[0].Owner?.ID).toBeTruthy();
+    });
+
+    it('lists an unknown bucket as NoSuchBucket', async () => {
+      expect(await codeOf(admin.send(new ListObjectsV2Command({ Bucket: 'nope' })))).toBe('NoSuchBucket');
+    });
+  });
+
+  describe('GetObject and HeadObject', () => {
+    it('reads byte ranges, including suffix ranges', async () => {
+      const out = await admin.send(new GetObjectCommand({ Bucket: 'strict', Key: 'range.bin', Range: 'bytes=10-19' }));
+      expect(out.ContentRange).toBe('bytes 10-19/1000');
+      expect(Buffer.from(await out.Body!.transformToByteArray())).toEqual(RANGE_BODY.subarray(10, 20));
+      const suffix = await admin.send(new GetObjectCommand({ Bucket: 'strict', Key: 'range.bin', Range: 'bytes=-5' }));
+      expect(Buffer.from(await suffix.Body!.transformToByteArray())).toEqual(RANGE_BODY.subarray(995));
+    });
+
+    it('answers conditional reads with 304 and 412 from the backend', async () => {
+      const head = await admin.send(new HeadObjectCommand({ Bucket: 'strict', Key: 'range.bin' }));
+      const notModified = await rawRequest(gw.endpoint, { method: 'GET', target: '/strict/range.bin', headers: { 'if-none-match': head.ETag ?? '' } }, ADMIN);
+      expect(notModified.status).toBe(304);
+      expect(notModified.headers['x-amz-request-id']).toBeTruthy();
+      const failed = await rawRequest(gw.endpoint, { method: 'GET', target: '/strict/range.bin', headers: { 'if-match': '"0123"' } }, ADMIN);
+      expect(failed.status).toBe(412);
+      expect(errorCode(failed.body)).toBe('PreconditionFailed');
+    });
+
+    it('HEAD carries the object headers and a missing key is a body-less 404', async () => {
+      const head = await admin.send(new HeadObjectCommand({ Bucket: 'strict', Key: 'range.bin' }));
+      expect(head.ContentLength).toBe(1000);
+      expect(head.ContentType).toBe('application/octet-stream');
+      const missing = await rawRequest(gw.endpoint, { method: 'HEAD', target: '/strict/missing' }, ADMIN);
+      expect(missing.status).toBe(404);
+      expect(missing.body).toBe('');
+      expect(await codeOf(admin.send(new GetObjectCommand({ Bucket: 'strict', Key: 'missing' })))).toBe('NoSuchKey');
+    });
+
+    it('reads every special key byte-faithfully (written directly to the backend)', async () => {
+      for (const key of SPECIAL_KEYS) expect(await text(admin, 'strict', key)).toBe(`body of ${key}`);
+      const viaCli = await awsCli('v1', gw.endpoint, ADMIN, ['s3', 'cp', 's3://strict/special/100%25.txt', '-']);
+      expect(viaCli.stdout).toBe('body of special/100%25.txt');
+    });
+
+    it('reads an older version with get_object_version and denies it without', async () => {
+      expect(await text(admin, 'versioned', 'doc.txt', { VersionId: versions.v1 })).toBe('one');
+      expect(await text(admin, 'versioned', 'doc.txt')).toBe('two');
+      expect(await codeOf(scoped.send(new GetObjectCommand({ Bucket: 'versioned', Key: 'doc.txt', VersionId: versions.v1 })))).toBe('AccessDenied');
+      expect(await text(scoped, 'versioned', 'doc.txt')).toBe('two');
+      const emptyVersion = await rawRequest(gw.endpoint, { method: 'GET', target: '/versioned/doc.txt?versionId=' }, SCOPED);
+      expect(emptyVersion.body).toBe('two');
+    });
+  });
+
+  describe('presigned URLs', () => {
+    const presign = (expires: number, version = 's3v4'): Promise<unknown> =>
+      boto3(
+        'boto3-new',
+        gw.endpoint,
+        ADMIN,
+        `s3 = boto3.client('s3', endpoint_url=s3.meta.endpoint_url, region_name='us-east-1', config=Config(signature_version='${version}', s3={'addressing_style': 'path'}))
+result = s3.generate_presigned_url('get_object', Params={'Bucket': 'strict', 'Key': 'reports/q1.csv'}, ExpiresIn=${expires})`,
+      );
+
+    it('serves a valid presigned GET', async () => {
+      const res = await fetch((await presign(300)) as string);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('q1');
+    });
+
+    it('refuses a tampered presigned URL with SignatureDoesNotMatch', async () => {
+      const url = ((await presign(300)) as string).replace('q1.csv', 'q2.csv');
+      const res = await fetch(url);
+      expect(res.status).toBe(403);
+      expect(errorCode(await res.text())).toBe('SignatureDoesNotMatch');
+    });
+
+    it('refuses an expired presigned URL', async () => {
+      const url = (await presign(1)) as string;
+      await new Promise((r) => setTimeout(r, 2100));
+      const res = await fetch(url);
+      expect(res.status).toBe(403);
+      expect(await res.text()).toMatch(/<Code>AccessDenied<\/Code><Message>Request has expired/);
+    });
+
+    it('answers a SigV2 presigned URL (boto3\'s default for custom endpoints) with the mechanism to use', async () => {
+      const res = await fetch((await presign(300, 's3')) as string);
+      expect(res.status).toBe(400);
+      expect(await res.text()).toMatch(/<Code>InvalidRequest<\/Code><Message>[^<]*AWS4-HMAC-SHA256/);
+    });
+
+    it('refuses an expiry beyond seven days', async () => {
+      const res = await fetch((await presign(604801)) as string);
+      expect(res.status).toBe(400);
+      expect(errorCode(await res.text())).toBe('AuthorizationQueryParametersError');
+    });
+  });
+
+  describe('authentication failures', () => {
+    const bad = (keys: Keys): S3Client => jsClient(gw.endpoint, keys);
+
+    it('wrong secret: SignatureDoesNotMatch', async () => {
+      const c = bad({ accessKeyId: ADMIN.accessKeyId, secretAccessKey: 'wrong' });
+      expect(await codeOf(c.send(new GetObjectCommand({ Bucket: 'strict', Key: 'reports/q1.csv' })))).toBe('SignatureDoesNotMatch');
+      c.destroy();
+    });
+
+    it('unknown and disabled keys: InvalidAccessKeyId', async () => {
+      for (const keys of [{ accessKeyId: 'UNKNOWNKEY', secretAccessKey: 'x' }, DISABLED]) {
+        const c = bad(keys);
+        expect(await codeOf(c.send(new ListObjectsV2Command({ Bucket: 'strict' })))).toBe('InvalidAccessKeyId');
+        c.destroy();
+      }
+    });
+
+    it('a clock 20 minutes off: RequestTimeTooSkewed', async () => {
+      const res = await rawRequest(gw.endpoint, { method: 'GET', target: '/strict/reports/q1.csv' }, ADMIN, new Date(Date.now() - 20 * 60_000));
+      expect(res.status).toBe(403);
+      expect(errorCode(res.body)).toBe('RequestTimeTooSkewed');
+    });
+
+    it('a malformed Authorization header: AuthorizationHeaderMalformed', async () => {
+      const res = await rawRequest(gw.endpoint, {
+        method: 'GET',
+        target: '/strict/reports/q1.csv',
+        headers: { authorization: 'AWS4-HMAC-SHA256 Credential=garbage', 'x-amz-date': '20260101T000000Z', 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+      });
+      expect(res.status).toBe(400);
+      expect(errorCode(res.body)).toBe('AuthorizationHeaderMalformed');
+    });
+  });
+
+  describe('anonymous access', () => {
+    it('reads and lists a public bucket (JS SDK, aws-cli --no-sign-request, plain HTTP)', async () => {
+      expect(await text(anonymous, 'public', 'hello.txt')).toBe('hello, world\n');
+      const cli = await awsCli('v1', gw.endpoint, undefined, ['s3', 'cp', 's3://public/hello.txt', '-']);
+      expect(cli.stdout).toBe('hello, world\n');
+      const listed = await anonymous.send(new ListObjectsV2Command({ Bucket: 'public' }));
+      expect(listed.Contents?.map((c) => c.Key)).toContain('hello.txt');
+      expect((await fetch(`${gw.endpoint}/public/hello.txt`)).status).toBe(200);
+    });
+
+    it('cannot read a private bucket', async () => {
+      expect(await codeOf(anonymous.send(new GetObjectCommand({ Bucket: 'private', Key: 'secret.txt' })))).toBe('AccessDenied');
+    });
+
+    it('cannot write, even to a public bucket', async () => {
+      expect(await codeOf(anonymous.send(new PutObjectCommand({ Bucket: 'public', Key: 'new.txt', Body: 'x' })))).toBe('AccessDenied');
+      const res = await rawRequest(gw.endpoint, { method: 'DELETE', target: '/public/hello.txt' });
+      expect(res.status).toBe(403);
+    });
+  });
+
+  describe('scopes', () => {
+    it('allows reads under the granted prefix only', async () => {
+      expect(await text(scoped, 'strict', 'reports/q1.csv')).toBe('q1');
+      expect(await text(scoped, 'strict', 'reports/2024/q2.csv')).toBe('q2');
+      expect(await codeOf(scoped.send(new GetObjectCommand({ Bucket: 'strict', Key: 'reportsx/hidden' })))).toBe('AccessDenied');
+      expect(await codeOf(scoped.send(new GetObjectCommand({ Bucket: 'strict', Key: 'list/a-00' })))).toBe('AccessDenied');
+    });
+
+    it('lists only inside the grant, never a sibling that shares the prefix text', async () => {
+      expect(await codeOf(scoped.send(new ListObjectsV2Command({ Bucket: 'strict' })))).toBe('AccessDenied');
+      const listed = await scoped.send(new ListObjectsV2Command({ Bucket: 'strict', Prefix: 'reports' }));
+      expect(listed.Contents?.map((c) => c.Key)).toEqual(['reports/2024/q2.csv', 'reports/q1.csv']);
+    });
+
+    it('refuses buckets and actions outside the grant', async () => {
+      expect(await codeOf(scoped.send(new GetObjectCommand({ Bucket: 'private', Key: 'secret.txt' })))).toBe('AccessDenied');
+      expect(await codeOf(scoped.send(new PutObjectCommand({ Bucket: 'strict', Key: 'reports/new.csv', Body: 'x' })))).toBe('AccessDenied');
+    });
+  });
+
+  describe('invalid keys', () => {
+    it.each(['/public/a/../hello.txt', '/public/a/%2e%2e/hello.txt', '/public/./hello.txt', '/public/a//b', '/public//hello.txt', '/public/dir/', '/public/a%01b'])(
+      '%s is 400 InvalidRequest',
+      async (target) => {
+        const res = await rawRequest(gw.endpoint, { method: 'GET', target });
+        expect(res.status).toBe(400);
+        expect(errorCode(res.body)).toBe('InvalidRequest');
+      },
+    );
+  });
+
+  describe('bucket sub-resources are never misrouted', () => {
+    it.each([
+      ['GET', '/strict?versioning'],
+      ['GET', '/strict?acl'],
+      ['GET', '/strict?versions'],
+      ['PUT', '/strict'],
+      ['DELETE', '/strict'],
+      ['POST', '/strict/reports/q1.csv'],
+      ['PUT', '/strict/reports/q1.csv?tagging'],
+    ])('%s %s is 501 NotImplemented', async (method, target) => {
+      const res = await rawRequest(gw.endpoint, { method, target }, ADMIN);
+      expect(res.status).toBe(501);
+      expect(errorCode(res.body)).toBe('NotImplemented');
+    });
+
+    it('GET ?location answers the location, not a listing', async () => {
+      const res = await rawRequest(gw.endpoint, { method: 'GET', target: '/strict?location' }, ADMIN);
+      expect(res.body).toContain('<LocationConstraint');
+      expect(res.body).not.toContain('ListBucketResult');
+    });
+
+    it('left the backend bucket and its objects untouched', async () => {
+      expect(await text(backends.direct.rgw, 'data', 'reports/q1.csv')).toBe('q1');
+    });
+  });
+});

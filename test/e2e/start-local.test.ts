@@ -1,0 +1,45 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/** `npm start` is the first thing a newcomer runs: the aws-cli commands it prints must work as printed. */
+const ROOT = resolve(__dirname, '../..');
+
+it('npm start brings up backend and gateway, and its printed aws-cli commands work', async () => {
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  try {
+    for (let i = 0; i < 300 && !output.includes('Press Ctrl-C'); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(output).toContain('Press Ctrl-C');
+    const exports = [...output.matchAll(/^\s*export (\w+)=(\S+)$/gm)].map((m) => `export ${m[1]}=${m[2]}`);
+    const commands = [...output.matchAll(/^\s*(aws --endpoint-url .*)$/gm)].map((m) => m[1]);
+    expect(commands.length).toBeGreaterThanOrEqual(4);
+    for (const command of commands) {
+      const run = await shell([...exports, command].join('\n'));
+      expect({ command, code: run.code, stderr: run.stderr }).toEqual({ command, code: 0, stderr: '' });
+      if (command.includes('hello.txt')) expect(run.stdout).toContain('Hello from the S3 gateway!');
+    }
+  } finally {
+    if (child.pid) process.kill(-child.pid, 'SIGINT');
+    await new Promise((r) => child.once('exit', r));
+  }
+}, 120_000);
+
+function shell(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise) => {
+    const sh = spawn('bash', ['-c', script], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null', PYTHONWARNINGS: 'ignore' },
+    });
+    let stdout = '';
+    let stderr = '';
+    sh.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    sh.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    sh.on('exit', (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
