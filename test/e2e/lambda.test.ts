@@ -9,7 +9,7 @@ import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { awsCli, jsClient, type Keys } from '../support/clients';
 import { generateKeys } from '../../functions/key-generator';
 import { startFakeSsm, type FakeSsm } from '../support/fake-ssm';
-import { runGatewayExpectingFailure, startGateway, type RunningGateway } from '../support/gateway';
+import { RUNTIME_LIMITS, runGatewayExpectingFailure, startGateway, type RunningGateway } from '../support/gateway';
 
 /**
  * What is specific to the Lambda runtime, through the local Function URL with real clients: heads that carry
@@ -231,10 +231,25 @@ describe('Lambda runtime through the local Function URL', () => {
     expect(gateway.logs()).not.toMatch(/"method":"PUT","path":"\/private\/too-big.bin"/);
   });
 
-  test('GIVEN a 4 MiB binary PUT WHEN sent THEN it fits in the event and reaches the function', async () => {
-    const res = await raw('PUT', '/private/fits.bin', { 'content-type': 'application/octet-stream' }, Buffer.alloc(4 * 1024 * 1024, 2));
-    expect(res.status).not.toBe(413);
-    await expect(logged(/"lambdaRequestId":"[0-9a-f-]{36}","method":"PUT","path":"\/private\/fits.bin"/)).resolves.toBe(true);
+  test('GIVEN the largest body that fits the event WHEN the JS SDK and aws-cli PUT it THEN it is stored byte for byte', async () => {
+    const size = RUNTIME_LIMITS.lambda.maxRequestBodyBytes ?? 0;
+    const body = Buffer.alloc(size);
+    for (let i = 0; i < size; i++) body[i] = (i * 31) % 251;
+    await keyed.send(new PutObjectCommand({ Bucket: 'private', Key: 'fits.bin', Body: body, ContentType: 'application/octet-stream' }));
+    const stored = await direct.send(new GetObjectCommand({ Bucket: 'private', Key: 'fits.bin' }));
+    expect(Buffer.from(await (stored.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray()).equals(body)).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'lambda-e2e-'));
+    try {
+      writeFileSync(join(dir, 'fits.bin'), body);
+      const cli = await awsCli('v2', gateway.endpoint, KEY, ['s3', 'cp', join(dir, 'fits.bin'), 's3://private/fits-cli.bin']);
+      expect(cli.stderr).toBe('');
+      expect(cli.code).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const head = await direct.send(new HeadObjectCommand({ Bucket: 'private', Key: 'fits-cli.bin' }));
+    expect(head.ContentLength).toBe(size);
+    await expect(logged(/"lambdaRequestId":"[0-9a-f-]{36}","method":"PUT","path":"\/private\/fits.bin","status":200/)).resolves.toBe(true);
   });
 });
 
