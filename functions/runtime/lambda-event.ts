@@ -27,15 +27,25 @@ export function eventBody(event: LambdaFunctionURLEvent): Buffer {
 
 /**
  * Header names arrive lowercase with repeated headers already joined with `,`. Function URLs move `Cookie`
- * out of the headers into `cookies`; it is put back because a client may have signed it.
+ * out of the headers into `cookies`; it is put back because a client may have signed it. Throws a
+ * TypeError for values no HTTP header may carry (control characters).
  */
 export function eventHeaders(event: LambdaFunctionURLEvent): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(event.headers ?? {})) {
-    if (value !== undefined) headers.set(name, value);
+    if (value !== undefined) headers.set(name, asByteString(value));
   }
   if (event.cookies && event.cookies.length > 0 && !headers.has('cookie')) headers.set('cookie', event.cookies.join('; '));
   return headers;
+}
+
+/**
+ * The Node server hands header values to the core as one character per received byte; an event carries
+ * them as decoded text. Characters beyond Latin-1 go back to their UTF-8 bytes so the same request reaches
+ * the core identically on every runtime (and `Headers` accepts it).
+ */
+function asByteString(value: string): string {
+  return /[^\u0000-\u00ff]/.test(value) ? Buffer.from(value, 'utf8').toString('latin1') : value;
 }
 
 function bytesStream(bytes: Uint8Array): ReadableStream<Uint8Array> {

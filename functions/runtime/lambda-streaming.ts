@@ -1,6 +1,9 @@
 import type { LambdaFunctionURLEvent, StreamifyHandler } from 'aws-lambda';
 import { Readable, type Writable } from 'node:stream';
+import { S3Error } from '../core/errors';
 import type { Gateway } from '../core/gateway';
+import type { ProxyRequest } from '../core/http';
+import { errorResponse, newRequestId } from '../core/responses';
 import { accessLogLine } from './access-log';
 import { eventBody, toProxyRequest } from './lambda-event';
 import { openResponse } from './lambda-response';
@@ -23,7 +26,14 @@ export function streamingHandler(
     const gateway = await load();
     const abort = abortWhenGone(responseStream);
     const body = eventBody(event);
-    const request = toProxyRequest(event, body, abort.signal);
+    let request: ProxyRequest;
+    try {
+      request = toProxyRequest(event, body, abort.signal);
+    } catch {
+      // Header values a Headers object refuses: the client's error, answered as the Node server does.
+      abort.settle();
+      return malformedHeaders(event, responseStream);
+    }
     let sink: Writable | undefined;
     const result = await execute(gateway, {
       request,
@@ -35,6 +45,13 @@ export function streamingHandler(
     // The stream was cut after the status went out: fail the invocation so the runtime reports it too.
     if (!sink?.writableFinished) throw result.error ?? new Error('The response stream did not finish');
   };
+}
+
+async function malformedHeaders(event: LambdaFunctionURLEvent, responseStream: Writable): Promise<void> {
+  const error = new S3Error('InvalidRequest', 'The request headers are malformed');
+  const response = errorResponse(error, newRequestId(), event.requestContext.http.method.toUpperCase(), '/');
+  const sink = openResponse(responseStream, response.status, response.headers);
+  await new Promise<void>((resolve) => sink.end(response.body ?? undefined, resolve));
 }
 
 /**

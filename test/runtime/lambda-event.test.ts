@@ -152,6 +152,17 @@ describe('Function URL event mapping', () => {
     expect(toProxyRequest({ ...event, requestContext: { ...event.requestContext, http: { ...event.requestContext.http, method: 'head' } } }, Buffer.alloc(0)).method).toBe('HEAD');
   });
 
+  test('GIVEN a header value decoded beyond Latin-1 in the event WHEN mapped THEN the core gets its UTF-8 bytes, one character per byte as from the Node server', async () => {
+    const { event } = await send('GET /b/k HTTP/1.1');
+    const request = toProxyRequest({ ...event, headers: { ...event.headers, 'x-amz-meta-name': '€uro' } }, Buffer.alloc(0));
+    expect(request.headers.get('x-amz-meta-name')).toBe('\u00e2\u0082\u00acuro');
+  });
+
+  test('GIVEN a header value with a line break WHEN mapped THEN the mapping refuses it (the handler answers 400)', async () => {
+    const { event } = await send('GET /b/k HTTP/1.1');
+    expect(() => toProxyRequest({ ...event, headers: { ...event.headers, 'x-amz-meta-a': 'a\nb' } }, Buffer.alloc(0))).toThrow(/invalid header value/);
+  });
+
   test('GIVEN two requests WHEN mapped THEN each gets its own request id in S3 style', async () => {
     const { event } = await send('GET /b/k HTTP/1.1');
     const a = toProxyRequest(event, Buffer.alloc(0));
