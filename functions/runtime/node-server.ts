@@ -4,6 +4,7 @@ import type { Gateway } from '../core/gateway';
 import type { HeaderMap, ProxyRequest } from '../core/http';
 import { S3Error } from '../core/errors';
 import { errorResponse, newRequestId } from '../core/responses';
+import { accessLogLine } from './access-log';
 import { execute } from './node-executor';
 
 /**
@@ -33,19 +34,7 @@ export function createServer(gateway: Gateway, log: (line: string) => void = (l)
         return res;
       },
     })
-      .then((result) => {
-        log(
-          JSON.stringify({
-            time: new Date().toISOString(),
-            requestId: request.requestId,
-            method: request.method,
-            path: request.rawPath,
-            status: result.status,
-            ms: Math.round(performance.now() - started),
-            ...(result.error ? { error: describe(result.error) } : {}),
-          }),
-        );
-      })
+      .then((result) => log(accessLogLine(request, result, started)))
       .catch(() => res.destroy());
   });
 }
@@ -76,11 +65,6 @@ function toHeaders(raw: string[]): Headers {
     joined.set(name, previous === undefined ? raw[i + 1] : `${previous},${raw[i + 1]}`);
   }
   return new Headers([...joined]);
-}
-
-function describe(err: unknown): string {
-  if (err instanceof Error) return `${err.name}: ${err.message}`;
-  return String(err);
 }
 
 export type { HeaderMap };

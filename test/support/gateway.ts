@@ -2,19 +2,41 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { MAX_REQUEST_PAYLOAD_BYTES, MAX_RESPONSE_BYTES } from '../../scripts/lambda-local/function-url';
 
 /**
  * Starts the gateway as its users run it: a separate process on a free loopback port, configured through
  * CONFIG_PATH and the environment. Each runtime is one entry; suites iterate `RUNTIMES` so the same
  * specifications run against every runtime (a matrix, never a copy).
  */
-export type RuntimeName = 'node';
+export type RuntimeName = 'node' | 'lambda';
 
-export const RUNTIMES: readonly RuntimeName[] = ['node'];
+export const RUNTIMES: readonly RuntimeName[] = ['node', 'lambda'];
 
 /** The npm script's entry point per runtime: what `npm run serve` (and friends) execute. */
 const ENTRY: Record<RuntimeName, string> = {
   node: 'functions/node-server.ts',
+  /** `npm run start:lambda`: the Lambda handler behind the local Function URL. */
+  lambda: 'scripts/lambda-local.ts',
+};
+
+/**
+ * What each runtime's platform imposes, declared once so suites adapt to it instead of forking (absent: the
+ * platform adds no limit of its own). The Lambda values are the Function URL's, enforced by the local front.
+ */
+export interface RuntimeLimits {
+  /** Largest binary request body: it must fit the 6 MB invocation payload base64-encoded, with the event's other fields. */
+  readonly maxRequestBodyBytes?: number;
+  /** Largest streamed response body; a longer one is cut. */
+  readonly maxResponseBodyBytes?: number;
+}
+
+export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
+  node: {},
+  lambda: {
+    maxRequestBodyBytes: Math.floor(((MAX_REQUEST_PAYLOAD_BYTES - 16 * 1024) * 3) / 4),
+    maxResponseBodyBytes: MAX_RESPONSE_BYTES,
+  },
 };
 
 export interface RunningGateway {

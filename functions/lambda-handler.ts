@@ -1,0 +1,35 @@
+/**
+ * The Lambda entry (Function URL, invoke mode RESPONSE_STREAM). Reads CONFIG_PATH (the stack points it at the
+ * proxy.toml bundled with the function), OIDC_PROVIDER_KEY, SESSION_TOKEN_KEY and OIDC_PROVIDER_ISSUER, each
+ * either directly or through NAME_PARAMETER (an SSM parameter name), and MAX_UPLOAD_BYTES.
+ */
+import { Gateway } from './core/gateway';
+import { ConfigError } from './core/config/parse';
+import { loadConfig } from './runtime/load-config';
+import { resolveEnvironment, ssmParameterReader } from './runtime/lambda-environment';
+import { streamingHandler } from './runtime/lambda-streaming';
+import { describeError } from './runtime/access-log';
+import { nodeBackendClient } from './runtime/node-http';
+
+let gateway: Promise<Gateway> | undefined;
+
+/**
+ * Builds the gateway once per cold start: secrets from SSM, then the validated configuration. A failure is
+ * logged (never a value: ConfigError names variables and fields only) and retried by the next invocation,
+ * so a transient SSM error does not poison the sandbox.
+ */
+export function coldStart(): Promise<Gateway> {
+  gateway ??= build().catch((err: unknown) => {
+    gateway = undefined;
+    console.error(JSON.stringify({ time: new Date().toISOString(), message: 'cold start failed', error: err instanceof ConfigError ? err.message : describeError(err) }));
+    throw err;
+  });
+  return gateway;
+}
+
+async function build(): Promise<Gateway> {
+  const env = await resolveEnvironment(process.env, ssmParameterReader());
+  return new Gateway(loadConfig(env), { client: nodeBackendClient });
+}
+
+export const handler = awslambda.streamifyResponse(streamingHandler(coldStart));

@@ -1,0 +1,29 @@
+import type { ProxyRequest } from '../core/http';
+import type { ExchangeResult } from './node-executor';
+
+/**
+ * One JSON access-log line per request, the same on every Node runtime. It names the request, never its
+ * headers or query (which may carry signatures or session tokens). `extra` adds runtime fields.
+ */
+export function accessLogLine(
+  request: ProxyRequest,
+  result: ExchangeResult,
+  startedMs: number,
+  extra: Readonly<Record<string, string>> = {},
+): string {
+  return JSON.stringify({
+    time: new Date().toISOString(),
+    requestId: request.requestId,
+    ...extra,
+    method: request.method,
+    path: request.rawPath,
+    status: result.status,
+    ms: Math.round(performance.now() - startedMs),
+    ...(result.error ? { error: describeError(result.error) } : {}),
+  });
+}
+
+export function describeError(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  return String(err);
+}

@@ -1,0 +1,216 @@
+import type { LambdaFunctionURLEvent, StreamifyHandler } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { HTTP_INTEGRATION_CONTENT_TYPE, invoke, type LocalResponseStream } from './awslambda';
+import { toFunctionUrlEvent } from './event';
+
+/**
+ * A local Function URL (auth NONE, invoke mode RESPONSE_STREAM) in front of a streaming handler: what the
+ * platform does between an HTTP client and the function, so real S3 clients can be pointed at the handler.
+ * - The request body is buffered into a payload-2.0 event; an event over 6 MB (measured on the JSON, so a
+ *   binary body counts base64-encoded) is refused with the platform's 413 before the function runs.
+ * - The response stream is read back: the JSON prelude and its 8 NUL bytes give status, headers and cookies,
+ *   the rest is the body, streamed with backpressure. A stream without prelude after `from()` is a 502, an
+ *   empty one a bare 200 (what Lambda does for `end()` without `write()`).
+ * - A failed invocation is a 502 before the first byte, and a cut connection after it.
+ */
+export interface FunctionUrlOptions {
+  /** Largest invocation payload (the event JSON), in bytes. */
+  readonly maxRequestPayloadBytes?: number;
+  /** Largest streamed response body, in bytes; the connection is cut beyond it. */
+  readonly maxResponseBytes?: number;
+  /** The function's timeout. */
+  readonly timeoutMs?: number;
+}
+
+/** Lambda's synchronous invocation limit: "Request must be smaller than 6291456 bytes". */
+export const MAX_REQUEST_PAYLOAD_BYTES = 6 * 1024 * 1024;
+/** The streamed response limit (200 MB). */
+export const MAX_RESPONSE_BYTES = 200 * 1024 * 1024;
+/** A prelude is status, headers and cookies; anything longer is not one. */
+const MAX_PRELUDE_BYTES = 64 * 1024;
+
+type Handler = StreamifyHandler<LambdaFunctionURLEvent, unknown>;
+
+export function createFunctionUrlServer(handler: Handler, options: FunctionUrlOptions = {}): http.Server {
+  const limit = options.maxRequestPayloadBytes ?? MAX_REQUEST_PAYLOAD_BYTES;
+  const server = http.createServer((req, res) => handle(handler, req, res, limit, options));
+  // A client announcing a body too large to fit in an event gets the 413 instead of `100 Continue`.
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (declaredBodyLength(req) > limit) {
+      refuseTooLarge(res, true);
+      return;
+    }
+    res.writeContinue();
+    handle(handler, req, res, limit, options);
+  });
+  return server;
+}
+
+function handle(handler: Handler, req: http.IncomingMessage, res: http.ServerResponse, limit: number, options: FunctionUrlOptions): void {
+  serve(handler, req, res, limit, options).catch(() => res.destroy());
+}
+
+async function serve(handler: Handler, req: http.IncomingMessage, res: http.ServerResponse, limit: number, options: FunctionUrlOptions): Promise<void> {
+  const body = await readBody(req, limit);
+  if (body === undefined) return refuseTooLarge(res, false);
+  const event = toFunctionUrlEvent(req, body);
+  if (Buffer.byteLength(JSON.stringify(event)) > limit) return refuseTooLarge(res, false);
+  const awsRequestId = randomUUID();
+  const stream = invoke(handler, event, { timeoutMs: options.timeoutMs, awsRequestId });
+  // The client left: the function's stream breaks, as on Lambda.
+  res.on('close', () => {
+    if (!res.writableFinished) stream.destroy(new Error('The client closed the connection'));
+  });
+  try {
+    await relay(stream, res, awsRequestId, options.maxResponseBytes ?? MAX_RESPONSE_BYTES);
+  } catch {
+    if (res.headersSent) res.destroy();
+    else functionError(res, awsRequestId);
+  }
+}
+
+/** Buffers the body; undefined when it cannot fit in an event (the rest is read and discarded). */
+async function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) tooLarge = true;
+    if (!tooLarge) chunks.push(chunk as Buffer);
+    else chunks.length = 0;
+  }
+  return tooLarge ? undefined : Buffer.concat(chunks, size);
+}
+
+function declaredBodyLength(req: http.IncomingMessage): number {
+  const length = Number(req.headers['content-length'] ?? 0);
+  return Number.isFinite(length) ? length : 0;
+}
+
+/** The platform's answer to an oversized payload; the function never runs. */
+function refuseTooLarge(res: http.ServerResponse, bodyUnread: boolean): void {
+  const body = JSON.stringify({ message: 'Request Entity Too Large' });
+  res.writeHead(413, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'x-amzn-errortype': 'RequestEntityTooLargeException',
+    'x-amzn-requestid': randomUUID(),
+    // The unread body would otherwise be parsed as the next request.
+    ...(bodyUnread ? { connection: 'close' } : {}),
+  });
+  res.end(body);
+}
+
+function functionError(res: http.ServerResponse, awsRequestId: string): void {
+  const body = JSON.stringify({ message: 'Internal Server Error' });
+  res.writeHead(502, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'x-amzn-requestid': awsRequestId });
+  res.end(body);
+}
+
+type Chunks = AsyncIterator<Buffer>;
+
+/** Turns the function's response stream back into an HTTP response. Rejects when the invocation failed. */
+async function relay(stream: LocalResponseStream, res: http.ServerResponse, awsRequestId: string, maxBytes: number): Promise<void> {
+  const chunks: Chunks = stream[Symbol.asyncIterator]();
+  // The runtime sends its content type with the first bytes, so nothing is known before them.
+  const first = await chunks.next();
+  let rest: Buffer = first.done ? Buffer.alloc(0) : first.value;
+  if (stream.contentType === HTTP_INTEGRATION_CONTENT_TYPE) {
+    const parsed = await readPrelude(rest, chunks);
+    if (parsed === 'empty') {
+      res.writeHead(200, { 'x-amzn-requestid': awsRequestId });
+      res.end();
+      return;
+    }
+    if (parsed === 'invalid') throw new Error('The response stream has no valid prelude');
+    res.writeHead(parsed.statusCode, responseHeaders(parsed, awsRequestId));
+    rest = parsed.rest;
+  } else {
+    res.writeHead(200, { 'content-type': stream.contentType, 'x-amzn-requestid': awsRequestId });
+  }
+  let sent = 0;
+  for (let chunk: Buffer | undefined = rest; chunk !== undefined; chunk = await nextChunk(chunks)) {
+    if (chunk.length === 0) continue;
+    sent += chunk.length;
+    if (sent > maxBytes) throw new Error('The streamed response exceeded the Function URL limit');
+    await write(res, chunk);
+  }
+  await new Promise<void>((resolve) => res.end(resolve));
+}
+
+async function nextChunk(chunks: Chunks): Promise<Buffer | undefined> {
+  const next = await chunks.next();
+  return next.done ? undefined : next.value;
+}
+
+interface Prelude {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly cookies: readonly string[];
+  readonly rest: Buffer;
+}
+
+/** Reads up to the 8 NUL bytes that end the JSON prelude (JSON text never contains a NUL byte). */
+async function readPrelude(first: Buffer, chunks: Chunks): Promise<Prelude | 'empty' | 'invalid'> {
+  let buffered = first;
+  for (let ended = first.length === 0; ; ) {
+    if (ended) return buffered.length === 0 ? 'empty' : 'invalid';
+    const nul = buffered.indexOf(0);
+    if (nul >= 0 && buffered.length >= nul + 8) {
+      if (!buffered.subarray(nul, nul + 8).every((b) => b === 0)) return 'invalid';
+      return parsePrelude(buffered.subarray(0, nul), buffered.subarray(nul + 8));
+    }
+    if (buffered.length > MAX_PRELUDE_BYTES) return 'invalid';
+    const next = await chunks.next();
+    if (next.done) ended = true;
+    else buffered = Buffer.concat([buffered, next.value]);
+  }
+}
+
+function parsePrelude(json: Buffer, rest: Buffer): Prelude | 'invalid' {
+  let value: unknown;
+  try {
+    value = JSON.parse(json.toString('utf8'));
+  } catch {
+    return 'invalid';
+  }
+  if (typeof value !== 'object' || value === null) return 'invalid';
+  const { statusCode, headers, cookies } = value as { statusCode?: unknown; headers?: unknown; cookies?: unknown };
+  const out: Record<string, string> = {};
+  if (typeof headers === 'object' && headers !== null) {
+    for (const [name, v] of Object.entries(headers)) out[name.toLowerCase()] = String(v);
+  }
+  return {
+    statusCode: typeof statusCode === 'number' ? statusCode : 200,
+    headers: out,
+    cookies: Array.isArray(cookies) ? cookies.map(String) : [],
+    rest,
+  };
+}
+
+function responseHeaders(prelude: Prelude, awsRequestId: string): http.OutgoingHttpHeaders {
+  return {
+    ...prelude.headers,
+    ...(prelude.cookies.length > 0 ? { 'set-cookie': [...prelude.cookies] } : {}),
+    'x-amzn-requestid': awsRequestId,
+  };
+}
+
+/** Writes one chunk and waits for the client to drain it, so a slow client slows the function down. */
+function write(res: http.ServerResponse, chunk: Buffer): Promise<void> {
+  if (res.write(chunk)) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = (err?: Error): void => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onDrain = (): void => done();
+    const onClose = (): void => done(new Error('The client closed the connection'));
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
+}
