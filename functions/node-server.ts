@@ -1,7 +1,8 @@
 /**
  * `npm run serve`: the gateway on node:http. Reads CONFIG_PATH (default proxy.toml), HOST (default
  * 127.0.0.1), PORT (default 8080) and the spec's SESSION_TOKEN_KEY, OIDC_PROVIDER_KEY,
- * OIDC_PROVIDER_ISSUER and MAX_UPLOAD_BYTES. Refuses to start on an invalid configuration.
+ * OIDC_PROVIDER_ISSUER and MAX_UPLOAD_BYTES (and the OIDC_PROVIDER_CERT / _PREVIOUS_* / session settings of
+ * docs/oidc.md). Refuses to start on an invalid configuration, including an unusable OIDC provider key.
  */
 import type { AddressInfo } from 'node:net';
 import { Gateway } from './core/gateway';
@@ -11,7 +12,7 @@ import { nodeBackendClient } from './runtime/node-http';
 import { createServer } from './runtime/node-server';
 
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; close: () => Promise<void> }> {
-  const gateway = new Gateway(loadConfig(env), { client: nodeBackendClient });
+  const gateway = new Gateway(loadConfig(env), { client: nodeBackendClient, log: logEvent });
   const server = createServer(gateway);
   server.keepAliveTimeout = 65_000;
   const host = env.HOST || '127.0.0.1';
@@ -28,6 +29,11 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<{ url
       server.closeIdleConnections();
     });
   return { url, close };
+}
+
+/** The core's events as JSON lines on stdout, next to the access log. */
+function logEvent(event: Readonly<Record<string, unknown>>): void {
+  process.stdout.write(JSON.stringify({ time: new Date().toISOString(), ...event }) + '\n');
 }
 
 if (require.main === module) {

@@ -1,11 +1,17 @@
 import { isAllowed, isAllowedSomewhere } from './authorization';
 import { S3Store } from './backends/s3';
 import type { ObjectStore } from './backends/store';
-import type { Action, Bucket, Config, StaticKeys } from './config/types';
+import { ConfigError } from './config/parse';
+import type { Action, Bucket, Config, S3Backend, S3BackendAuth, StaticKeys } from './config/types';
 import { S3Error, accessDenied, notImplemented } from './errors';
 import type { BackendClient, Dispatch, ProxyRequest, ProxyResponse } from './http';
 import { authenticate, type Identity, type SessionUnsealer } from './identity';
 import { validateKey } from './keys';
+import type { Log } from './log';
+import { BackendCredentials } from './oidc/backend-credentials';
+import { discoveryResponse } from './oidc/discovery';
+import { stsTokenExchange, type TokenExchange } from './oidc/exchange';
+import { readIdentityProvider, type IdentityProvider } from './oidc/provider-key';
 import { bucketLocation, headBucket, listBuckets } from './operations/buckets';
 import type { BucketContext, RequestContext } from './operations/context';
 import { getObject } from './operations/get-object';
@@ -22,6 +28,13 @@ export interface GatewayDeps {
   readonly now?: () => number;
   /** Unseals STS session tokens; without it, requests carrying one are refused. */
   readonly unseal?: SessionUnsealer;
+  /**
+   * Exchanges the gateway's web identity for backend credentials (`auth_type = "oidc"` buckets).
+   * Default: AssumeRoleWithWebIdentity through @aws-sdk/client-sts (`stsTokenExchange()`).
+   */
+  readonly tokenExchange?: TokenExchange;
+  /** Structured events (token-service exchanges and their failures); never tokens, secrets or keys. */
+  readonly log?: Log;
 }
 
 /**
@@ -33,13 +46,30 @@ export class Gateway {
   private readonly now: () => number;
   /** Virtual buckets exist from the moment the configuration is loaded. */
   private readonly createdAt: string;
+  /** The gateway as an OIDC identity provider, when OIDC_PROVIDER_KEY and OIDC_PROVIDER_ISSUER are set. */
+  private readonly identityProvider?: IdentityProvider;
+  private readonly backendCredentials?: BackendCredentials;
 
+  /** @throws ConfigError when the identity provider's key or certificate is unusable. */
   constructor(
     readonly config: Config,
     private readonly deps: GatewayDeps,
   ) {
     this.now = deps.now ?? Date.now;
     this.createdAt = new Date(this.now()).toISOString();
+    this.identityProvider = readIdentityProvider(config.settings);
+    if (this.identityProvider) {
+      // Import the signing key now, so the first exchange or JWKS request does not wait for it.
+      void this.identityProvider.current.jwk().catch(() => undefined);
+      this.backendCredentials = new BackendCredentials({
+        provider: this.identityProvider,
+        exchange: deps.tokenExchange ?? stsTokenExchange(),
+        now: this.now,
+        log: deps.log,
+        sessionDurationSeconds: config.settings.oidcSessionDurationSeconds,
+        refreshAheadSeconds: config.settings.oidcRefreshAheadSeconds,
+      });
+    }
     const client = guardClient(deps.client);
     for (const bucket of config.buckets.values()) this.stores.set(bucket.name, this.createStore(bucket, client));
   }
@@ -59,6 +89,10 @@ export class Gateway {
   }
 
   private async dispatch(request: ProxyRequest): Promise<Dispatch> {
+    if (this.identityProvider) {
+      const discovery = await discoveryResponse(this.identityProvider, request);
+      if (discovery) return respond(discovery);
+    }
     const query = new Query(request.rawQuery);
     const operation = routeS3(request.method, request.rawPath, query, request.headers);
     const identity = await authenticate(request, this.config, this.now(), this.deps.unseal);
@@ -112,12 +146,21 @@ export class Gateway {
     const backend = bucket.backend;
     if (backend.type !== 's3') throw new Error(`Backend type ${backend.type} is not available yet`);
     const auth = backend.auth;
-    const credentials = async (): Promise<StaticKeys | undefined> => {
-      if (auth.type === 'static') return auth.keys;
-      if (auth.type === 'anonymous') return undefined;
-      throw notImplemented('OIDC backend authentication');
-    };
+    const credentials =
+      auth.type === 'oidc'
+        ? this.federatedCredentials(bucket.name, backend, auth)
+        : async (): Promise<StaticKeys | undefined> => (auth.type === 'static' ? auth.keys : undefined);
     return new S3Store(backend, { client, now: this.now, credentials });
+  }
+
+  /** Credentials exchanged per request at the bucket's token service (cached): every signed request uses them. */
+  private federatedCredentials(bucket: string, backend: S3Backend, auth: Extract<S3BackendAuth, { type: 'oidc' }>): () => Promise<StaticKeys> {
+    const source = this.backendCredentials;
+    if (source === undefined) {
+      throw new ConfigError([`[[buckets]] "${bucket}": backend_options.auth_type "oidc" needs OIDC_PROVIDER_KEY and OIDC_PROVIDER_ISSUER in the environment`]);
+    }
+    const target = { bucket, roleArn: auth.roleArn, subject: auth.subject, audience: auth.audience, stsEndpoint: auth.stsEndpoint, region: backend.region };
+    return () => source.get(target);
   }
 }
 

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MAX_REQUEST_PAYLOAD_BYTES, MAX_RESPONSE_BYTES } from '../../scripts/lambda-local/function-url';
@@ -54,6 +55,23 @@ export interface GatewayOptions {
   /** TOML configuration text. */
   readonly config: string;
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Listen on this port instead of a free one chosen by the OS: for a gateway that must know its own URL
+   * before it starts (its OIDC issuer). Get one from `freePort()`.
+   */
+  readonly port?: number;
+}
+
+/** A loopback port that was free a moment ago (the OS may hand it out again, so use it promptly). */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolvePromise(port));
+    });
+  });
 }
 
 const ROOT = resolve(__dirname, '../..');
@@ -65,7 +83,7 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
   writeFileSync(configPath, options.config);
   const child = spawn(process.execPath, ['--import', 'tsx', ENTRY[runtime]], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env, CONFIG_PATH: configPath, HOST: '127.0.0.1', PORT: '0' },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env, CONFIG_PATH: configPath, HOST: '127.0.0.1', PORT: String(options.port ?? 0) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -59,6 +59,7 @@ function readSettings(env: Environment, fileMaxUpload: number | undefined, probl
     if (isHttpUrl(env.OIDC_PROVIDER_ISSUER)) settings.oidcProviderIssuer = env.OIDC_PROVIDER_ISSUER.replace(/\/+$/, '');
     else problems.push('environment OIDC_PROVIDER_ISSUER: must be an http(s) URL');
   }
+  readOidcSettings(env, settings, problems);
   const envMax = env.MAX_UPLOAD_BYTES;
   if (envMax !== undefined && envMax !== '') {
     if (/^\d+$/.test(envMax) && Number(envMax) > 0) settings.maxUploadBytes = Number(envMax);
@@ -68,6 +69,26 @@ function readSettings(env: Environment, fileMaxUpload: number | undefined, probl
     else problems.push('configuration: max_upload_bytes must be a positive integer (bytes)');
   }
   return settings;
+}
+
+/**
+ * The rest of the identity-provider settings. The PEMs are only carried here; the Gateway reads them into
+ * keys at construction and refuses to start (ConfigError) on a bad one.
+ */
+function readOidcSettings(env: Environment, settings: { -readonly [K in keyof Settings]: Settings[K] }, problems: string[]): void {
+  if (env.OIDC_PROVIDER_CERT) settings.oidcProviderCert = env.OIDC_PROVIDER_CERT;
+  if (env.OIDC_PROVIDER_PREVIOUS_KEY) settings.oidcProviderPreviousKey = env.OIDC_PROVIDER_PREVIOUS_KEY;
+  if (env.OIDC_PROVIDER_PREVIOUS_CERT) settings.oidcProviderPreviousCert = env.OIDC_PROVIDER_PREVIOUS_CERT;
+  const duration = env.OIDC_SESSION_DURATION_SECONDS;
+  if (duration) {
+    if (/^\d+$/.test(duration) && Number(duration) >= 900 && Number(duration) <= 43200) settings.oidcSessionDurationSeconds = Number(duration);
+    else problems.push('environment OIDC_SESSION_DURATION_SECONDS: must be an integer from 900 to 43200 (seconds)');
+  }
+  const refreshAhead = env.OIDC_REFRESH_AHEAD_SECONDS;
+  if (refreshAhead) {
+    if (/^\d+$/.test(refreshAhead)) settings.oidcRefreshAheadSeconds = Number(refreshAhead);
+    else problems.push('environment OIDC_REFRESH_AHEAD_SECONDS: must be a non-negative integer (seconds)');
+  }
 }
 
 const BACKEND_TYPES: Record<string, BackendConfig['type']> = {
@@ -149,7 +170,7 @@ function readS3Auth(o: Reader, settings: Settings): S3BackendAuth {
     return {
       type: 'oidc',
       roleArn: o.requiredString('oidc_role_arn'),
-      subject: o.optionalString('oidc_subject') ?? 's3-proxy',
+      subject: oidcSubject(o),
       stsEndpoint: o.optionalUrl('oidc_sts_endpoint'),
       audience: o.optionalString('oidc_audience') ?? 'sts.amazonaws.com',
     };
@@ -160,6 +181,13 @@ function readS3Auth(o: Reader, settings: Settings): S3BackendAuth {
   }
   if (accessKeyId === undefined || secretAccessKey === undefined) return { type: 'anonymous' };
   return { type: 'static', keys: { accessKeyId, secretAccessKey, sessionToken } };
+}
+
+/** The `sub` of the minted JWT: `oidc_subject`, or `s3-proxy` (decisions); never empty. */
+function oidcSubject(o: Reader): string {
+  const subject = o.optionalString('oidc_subject');
+  if (subject === '') o.problem('oidc_subject', 'must not be empty (omit it for the default "s3-proxy")');
+  return subject || 's3-proxy';
 }
 
 function readServiceAccount(json: string, o: Reader): { clientEmail: string; privateKey: string } | undefined {

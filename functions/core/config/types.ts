@@ -102,8 +102,20 @@ export interface Bucket {
 export interface Settings {
   /** 32-byte AES key sealing STS session tokens. */
   readonly sessionTokenKey?: Uint8Array;
+  /** PEM RSA private key (PKCS#8 or PKCS#1) the gateway signs its backend JWTs with. */
   readonly oidcProviderKey?: string;
+  /** The gateway's public URL as an identity provider, without a trailing slash. */
   readonly oidcProviderIssuer?: string;
+  /** PEM certificate (chain, leaf first) for `oidcProviderKey`; published as `x5c` (Ceph RGW needs it). */
+  readonly oidcProviderCert?: string;
+  /** PEM key (private or public) still published in the JWKS during a key rotation; never signs. */
+  readonly oidcProviderPreviousKey?: string;
+  /** PEM certificate for `oidcProviderPreviousKey`. */
+  readonly oidcProviderPreviousCert?: string;
+  /** DurationSeconds asked of the token service for backend credentials; unset: the service's default. */
+  readonly oidcSessionDurationSeconds?: number;
+  /** How long before expiry cached backend credentials are renewed (default 60). */
+  readonly oidcRefreshAheadSeconds?: number;
   /** Largest declared request body accepted for PutObject, UploadPart and DeleteObjects. */
   readonly maxUploadBytes?: number;
 }

@@ -1,0 +1,332 @@
+/**
+ * The gateway's own identity-provider keys: read once from PEM at start-up, validated synchronously (so a
+ * bad key stops start-up with a ConfigError naming the variable), and imported into Web Crypto on first use.
+ */
+import { calculateJwkThumbprint } from 'jose';
+import { ConfigError } from '../config/parse';
+import type { Settings } from '../config/types';
+import type { CryptoKey } from '../sigv4';
+import {
+  DerError,
+  RSA_ENCRYPTION_OID,
+  TAG,
+  children,
+  concat,
+  contents,
+  encodeElement,
+  equalBytes,
+  expectTag,
+  readTop,
+  rsaAlgorithmIdentifier,
+  unsignedInteger,
+  type DerElement,
+} from './der';
+
+/** RS256 with a modulus below this is refused: AWS and most verifiers want at least 2048 bits. */
+export const MIN_MODULUS_BITS = 2048;
+
+export interface RsaPublicKey {
+  /** Modulus, big-endian, no leading zero octets. */
+  readonly n: Uint8Array;
+  /** Public exponent, big-endian. */
+  readonly e: Uint8Array;
+  readonly bits: number;
+}
+
+/** A key as read from PEM: its public half, and the private half as PKCS#8 when it was a private key. */
+export interface ParsedRsaKey {
+  readonly publicKey: RsaPublicKey;
+  readonly pkcs8?: Uint8Array;
+}
+
+/** A public key in JWK form (RFC 7517), with the fields the spec's JWKS lists. */
+export interface PublicJwk {
+  readonly kty: 'RSA';
+  readonly n: string;
+  readonly e: string;
+  readonly alg: 'RS256';
+  readonly use: 'sig';
+  readonly kid: string;
+  /** The certificate chain (base64 DER, leaf first) when one is configured; Ceph RGW requires it. */
+  readonly x5c?: readonly string[];
+}
+
+interface PemBlock {
+  readonly label: string;
+  readonly der: Uint8Array;
+}
+
+/** Thrown for a PEM or DER that is not what it should be; `reason` is said to the operator verbatim. */
+export class KeyFormatError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'KeyFormatError';
+  }
+}
+
+const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
+
+/**
+ * The PEM blocks in `text`, in order. Literal `\n` sequences (how PEMs often survive .env files and
+ * parameter stores) count as line breaks.
+ */
+export function readPemBlocks(text: string): PemBlock[] {
+  const normalized = text.replace(/\\n/g, '\n');
+  const blocks: PemBlock[] = [];
+  for (const match of normalized.matchAll(PEM_BLOCK)) {
+    const body = match[2];
+    if (/Proc-Type:\s*4,ENCRYPTED/i.test(body)) throw new KeyFormatError('is an encrypted PEM; provide the key unencrypted');
+    const der = decodeBase64(body.replace(/\s+/g, ''));
+    if (der === undefined) throw new KeyFormatError(`has a ${match[1]} block that is not base64`);
+    blocks.push({ label: match[1], der });
+  }
+  if (blocks.length === 0) throw new KeyFormatError('is not PEM (no -----BEGIN ...----- block)');
+  return blocks;
+}
+
+/**
+ * Reads an RSA key from PEM: PKCS#8 (`PRIVATE KEY`) or PKCS#1 (`RSA PRIVATE KEY`, wrapped into PKCS#8 for
+ * Web Crypto); with `allowPublic`, also SPKI (`PUBLIC KEY`) and PKCS#1 (`RSA PUBLIC KEY`).
+ *
+ * @throws KeyFormatError saying what is wrong.
+ * @example
+ * const key = readRsaKey(process.env.OIDC_PROVIDER_KEY);  // adapters only; the core gets it from Settings
+ */
+export function readRsaKey(pem: string, options: { readonly allowPublic?: boolean } = {}): ParsedRsaKey {
+  const blocks = readPemBlocks(pem);
+  if (blocks.length > 1) throw new KeyFormatError('holds more than one PEM block; give exactly one key');
+  const { label, der } = blocks[0];
+  try {
+    switch (label) {
+      case 'PRIVATE KEY':
+        return readPkcs8(der);
+      case 'RSA PRIVATE KEY':
+        return { publicKey: readPkcs1Private(der, readTop(der, TAG.SEQUENCE)), pkcs8: wrapPkcs1(der) };
+      case 'ENCRYPTED PRIVATE KEY':
+        throw new KeyFormatError('is an encrypted PKCS#8 key; provide the key unencrypted');
+      case 'PUBLIC KEY':
+      case 'RSA PUBLIC KEY':
+        if (!options.allowPublic) throw new KeyFormatError(`is a public key (${label}); a private key is needed to sign`);
+        return { publicKey: label === 'PUBLIC KEY' ? readSpki(der, readTop(der, TAG.SEQUENCE)) : readPkcs1Public(der, readTop(der, TAG.SEQUENCE)) };
+      default:
+        throw new KeyFormatError(`is a ${label}, not an RSA key in PEM (PRIVATE KEY or RSA PRIVATE KEY)`);
+    }
+  } catch (err) {
+    if (err instanceof DerError) throw new KeyFormatError(`is not a readable RSA key: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * The certificate chain of an X.509 PEM (leaf first) and the leaf's RSA public key.
+ *
+ * @throws KeyFormatError when a block is not a certificate or the leaf's key is not RSA.
+ */
+export function readCertificateChain(pem: string): { readonly chain: readonly Uint8Array[]; readonly publicKey: RsaPublicKey } {
+  const blocks = readPemBlocks(pem);
+  for (const block of blocks) {
+    if (block.label !== 'CERTIFICATE') throw new KeyFormatError(`holds a ${block.label} block; only CERTIFICATE blocks belong here`);
+  }
+  try {
+    return { chain: blocks.map((b) => b.der), publicKey: certificatePublicKey(blocks[0].der) };
+  } catch (err) {
+    if (err instanceof DerError) throw new KeyFormatError(`is not a readable X.509 certificate: ${err.message}`);
+    throw err;
+  }
+}
+
+/** PrivateKeyInfo ::= SEQUENCE { version, AlgorithmIdentifier, OCTET STRING privateKey, ... } (RFC 5208). */
+function readPkcs8(der: Uint8Array): ParsedRsaKey {
+  const [version, algorithm, privateKey] = children(der, readTop(der, TAG.SEQUENCE));
+  expectTag(version, TAG.INTEGER, 'PKCS#8 version');
+  assertRsaAlgorithm(der, expectTag(algorithm, TAG.SEQUENCE, 'PKCS#8 algorithm'));
+  const inner = contents(der, expectTag(privateKey, TAG.OCTET_STRING, 'PKCS#8 private key'));
+  return { publicKey: readPkcs1Private(inner, readTop(inner, TAG.SEQUENCE)), pkcs8: der };
+}
+
+/** RSAPrivateKey ::= SEQUENCE { version, n, e, d, p, q, dp, dq, qinv } (RFC 8017 appendix A.1.2). */
+function readPkcs1Private(der: Uint8Array, top: DerElement): RsaPublicKey {
+  const fields = children(der, top);
+  if (fields.length < 9 || fields.some((f) => f.tag !== TAG.INTEGER)) throw new DerError('RSAPrivateKey must be nine INTEGERs');
+  return publicKeyOf(unsignedInteger(der, fields[1]), unsignedInteger(der, fields[2]));
+}
+
+/** RSAPublicKey ::= SEQUENCE { n, e } (RFC 8017 appendix A.1.1). */
+function readPkcs1Public(der: Uint8Array, top: DerElement): RsaPublicKey {
+  const [n, e] = children(der, top);
+  return publicKeyOf(unsignedInteger(der, expectTag(n, TAG.INTEGER, 'modulus')), unsignedInteger(der, expectTag(e, TAG.INTEGER, 'exponent')));
+}
+
+/** SubjectPublicKeyInfo ::= SEQUENCE { AlgorithmIdentifier, BIT STRING subjectPublicKey } (RFC 5280 4.1). */
+function readSpki(der: Uint8Array, spki: DerElement): RsaPublicKey {
+  const [algorithm, bits] = children(der, spki);
+  assertRsaAlgorithm(der, expectTag(algorithm, TAG.SEQUENCE, 'SPKI algorithm'));
+  const bitString = contents(der, expectTag(bits, TAG.BIT_STRING, 'SPKI public key'));
+  if (bitString[0] !== 0) throw new DerError('SPKI public key has unused bits');
+  const key = bitString.subarray(1);
+  return readPkcs1Public(key, readTop(key, TAG.SEQUENCE));
+}
+
+/** Certificate ::= SEQUENCE { tbsCertificate, ... }; the key is the 7th field of tbs (6th without a version). */
+function certificatePublicKey(der: Uint8Array): RsaPublicKey {
+  const [tbs] = children(der, readTop(der, TAG.SEQUENCE));
+  const fields = children(der, expectTag(tbs, TAG.SEQUENCE, 'tbsCertificate'));
+  const offset = fields[0]?.tag === TAG.CONTEXT_0 ? 1 : 0;
+  return readSpki(der, expectTag(fields[offset + 5], TAG.SEQUENCE, 'subjectPublicKeyInfo'));
+}
+
+function assertRsaAlgorithm(der: Uint8Array, algorithm: DerElement): void {
+  const oid = expectTag(children(der, algorithm)[0], TAG.OID, 'algorithm OID');
+  if (!equalBytes(contents(der, oid), RSA_ENCRYPTION_OID)) throw new KeyFormatError('is not an RSA key (RS256 needs RSA)');
+}
+
+function publicKeyOf(n: Uint8Array, e: Uint8Array): RsaPublicKey {
+  const bits = n.length === 0 ? 0 : (n.length - 1) * 8 + (32 - Math.clz32(n[0]));
+  return { n, e, bits };
+}
+
+/** PKCS#1 → PKCS#8: `SEQUENCE { INTEGER 0, SEQUENCE { rsaEncryption, NULL }, OCTET STRING pkcs1 }`. */
+export function wrapPkcs1(pkcs1: Uint8Array): Uint8Array {
+  const version = encodeElement(TAG.INTEGER, Uint8Array.of(0));
+  return encodeElement(TAG.SEQUENCE, concat(version, rsaAlgorithmIdentifier(), encodeElement(TAG.OCTET_STRING, pkcs1)));
+}
+
+/**
+ * One signing or verification key of the identity provider. The public JWK and `kid` (RFC 7638 thumbprint)
+ * are computed once; the Web Crypto signing key is imported non-extractable on first use.
+ */
+export class ProviderKey {
+  private material?: Promise<{ readonly jwk: PublicJwk; readonly signingKey?: CryptoKey }>;
+
+  constructor(
+    private readonly key: ParsedRsaKey,
+    private readonly chain: readonly Uint8Array[] = [],
+  ) {}
+
+  get canSign(): boolean {
+    return this.key.pkcs8 !== undefined;
+  }
+
+  /** The JWKS entry for this key. */
+  async jwk(): Promise<PublicJwk> {
+    return (await this.load()).jwk;
+  }
+
+  async kid(): Promise<string> {
+    return (await this.load()).jwk.kid;
+  }
+
+  /** The RS256 signing key. @throws TypeError for a key configured as public only. */
+  async signingKey(): Promise<CryptoKey> {
+    const { signingKey } = await this.load();
+    if (signingKey === undefined) throw new TypeError('This provider key has no private half');
+    return signingKey;
+  }
+
+  private load(): Promise<{ readonly jwk: PublicJwk; readonly signingKey?: CryptoKey }> {
+    // A failed import is not cached: the next call tries again (and reports the same error).
+    this.material ??= this.build().catch((err: unknown) => {
+      this.material = undefined;
+      throw err;
+    });
+    return this.material;
+  }
+
+  private async build(): Promise<{ readonly jwk: PublicJwk; readonly signingKey?: CryptoKey }> {
+    const n = base64url(this.key.publicKey.n);
+    const e = base64url(this.key.publicKey.e);
+    const kid = await calculateJwkThumbprint({ kty: 'RSA', n, e }, 'sha256');
+    const x5c = this.chain.length > 0 ? this.chain.map(base64) : undefined;
+    const jwk: PublicJwk = { kty: 'RSA', n, e, alg: 'RS256', use: 'sig', kid, ...(x5c ? { x5c } : {}) };
+    const pkcs8 = this.key.pkcs8;
+    const signingKey =
+      pkcs8 === undefined
+        ? undefined
+        : await globalThis.crypto.subtle.importKey('pkcs8', pkcs8, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']);
+    return { jwk, signingKey };
+  }
+}
+
+/** The gateway as an OIDC identity provider: its issuer URL, the signing key, and the previous key if rotating. */
+export interface IdentityProvider {
+  readonly issuer: string;
+  /** Signs every token; listed first in the JWKS (Ceph RGW reads only the first key). */
+  readonly current: ProviderKey;
+  /** Still published so tokens signed before a rotation keep verifying; never signs. */
+  readonly previous?: ProviderKey;
+}
+
+/**
+ * The identity provider described by the settings, or undefined when OIDC_PROVIDER_KEY and
+ * OIDC_PROVIDER_ISSUER are not both set (then the discovery endpoints are not served).
+ *
+ * @throws ConfigError listing every problem with the keys and certificates, each naming its variable.
+ */
+export function readIdentityProvider(settings: Settings): IdentityProvider | undefined {
+  const { oidcProviderKey, oidcProviderIssuer } = settings;
+  if (!oidcProviderKey || !oidcProviderIssuer) return undefined;
+  const problems: string[] = [];
+  const current = readProviderKey(oidcProviderKey, settings.oidcProviderCert, 'OIDC_PROVIDER_KEY', 'OIDC_PROVIDER_CERT', false, problems);
+  const previous =
+    settings.oidcProviderPreviousKey === undefined
+      ? undefined
+      : readProviderKey(settings.oidcProviderPreviousKey, settings.oidcProviderPreviousCert, 'OIDC_PROVIDER_PREVIOUS_KEY', 'OIDC_PROVIDER_PREVIOUS_CERT', true, problems);
+  if (settings.oidcProviderPreviousKey === undefined && settings.oidcProviderPreviousCert !== undefined) {
+    problems.push('environment OIDC_PROVIDER_PREVIOUS_CERT: is set without OIDC_PROVIDER_PREVIOUS_KEY');
+  }
+  if (problems.length > 0 || current === undefined) throw new ConfigError(problems);
+  return { issuer: oidcProviderIssuer, current, previous };
+}
+
+function readProviderKey(
+  pem: string,
+  certPem: string | undefined,
+  keyName: string,
+  certName: string,
+  allowPublic: boolean,
+  problems: string[],
+): ProviderKey | undefined {
+  let key: ParsedRsaKey;
+  try {
+    key = readRsaKey(pem, { allowPublic });
+  } catch (err) {
+    if (!(err instanceof KeyFormatError)) throw err;
+    problems.push(`environment ${keyName}: ${err.reason}`);
+    return undefined;
+  }
+  if (key.publicKey.bits < MIN_MODULUS_BITS) {
+    problems.push(`environment ${keyName}: is a ${key.publicKey.bits}-bit RSA key; RS256 needs at least ${MIN_MODULUS_BITS} bits`);
+    return undefined;
+  }
+  if (certPem === undefined) return new ProviderKey(key);
+  try {
+    const cert = readCertificateChain(certPem);
+    if (!equalBytes(cert.publicKey.n, key.publicKey.n) || !equalBytes(cert.publicKey.e, key.publicKey.e)) {
+      problems.push(`environment ${certName}: the certificate is for a different key than ${keyName}`);
+      return undefined;
+    }
+    return new ProviderKey(key, cert.chain);
+  } catch (err) {
+    if (!(err instanceof KeyFormatError)) throw err;
+    problems.push(`environment ${certName}: ${err.reason}`);
+    return undefined;
+  }
+}
+
+function decodeBase64(text: string): Uint8Array | undefined {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 === 1) return undefined;
+  const binary = atob(text);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}
+
+export function base64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+export function base64url(bytes: Uint8Array): string {
+  return base64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}

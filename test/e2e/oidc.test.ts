@@ -1,0 +1,342 @@
+/**
+ * The gateway as its own OIDC identity provider, federated with a real token service: Ceph RGW's STS.
+ *
+ * Per runtime: the gateway gets a port before it starts (its URL is its issuer), an RSA key and a
+ * self-signed certificate made with openssl, and is registered in RGW as an OpenID Connect provider (by
+ * the certificate's thumbprint) trusted by roles whose trust policies name its issuer, subjects and
+ * audience. Buckets with `auth_type = "oidc"` then reach RGW with no backend key in the configuration.
+ *
+ * RGW's STS is reached through a transparent loopback relay (support/sts-relay.ts) that records each
+ * AssumeRoleWithWebIdentity, so exchanges are counted at the token service, and that can hold exchanges
+ * or stop listening. Multipart uploads and DeleteObjects are built on another branch; once merged they go
+ * through the same S3Store.sign and need only a test here.
+ */
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { X509Certificate } from 'node:crypto';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { awsCli, jsClient } from '../support/clients';
+import { RUNTIMES, freePort, runGatewayExpectingFailure, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
+import { generateProviderKey, type ProviderKeyPem } from '../support/provider-key';
+import { errorCode, rawRequest } from '../support/raw-request';
+import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
+import { createOpenIdConnectProvider, createRole, putRolePolicy, updateAssumeRolePolicy, webIdentityTrustPolicy } from '../support/rgw-iam';
+import { startStsRelay, type StsRelay } from '../support/sts-relay';
+import { ADMIN } from './fixtures';
+
+const AUDIENCE = 'sts.amazonaws.com';
+/** Subjects the main role trusts; each bucket below exchanges as one, so each has its own cache entry. */
+const SUBJECTS = ['s3-proxy', 'burst', 'renew', 'outage'];
+/** RGW issues 900 s credentials; renewing 894 s ahead makes a renewal due 6 s after each exchange. */
+const SESSION_SECONDS = 900;
+const REFRESH_AHEAD_SECONDS = 894;
+
+let rgw: Rgw;
+let relay: StsRelay;
+let key: ProviderKeyPem;
+let direct: S3Client;
+
+beforeAll(async () => {
+  key = generateProviderKey();
+  rgw = await startRgw({ sts: true });
+  relay = await startStsRelay(rgw.endpoint);
+  await createBucket(rgw, 'fed');
+  direct = rgwS3Client(rgw);
+  await direct.send(new PutObjectCommand({ Bucket: 'fed', Key: 'hello.txt', Body: 'hello from RGW\n' }));
+}, 120_000);
+
+afterAll(async () => {
+  direct?.destroy();
+  await relay?.close();
+  await rgw?.stop();
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** The gateway's oidc-exchange log events. */
+function exchangeEvents(gw: RunningGateway): Array<Record<string, unknown>> {
+  return gw
+    .logs()
+    .split('\n')
+    .filter((line) => line.includes('"event":"oidc-exchange"'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+function oidcBucket(name: string, roleArn: string, subject?: string): string {
+  return `
+[[buckets]]
+name = "${name}"
+backend_type = "s3"
+anonymous_access = true
+[buckets.backend_options]
+endpoint = "${rgw.endpoint}"
+bucket_name = "fed"
+region = "us-east-1"
+auth_type = "oidc"
+oidc_role_arn = "${roleArn}"
+oidc_sts_endpoint = "${relay.endpoint}"
+${subject ? `oidc_subject = "${subject}"` : ''}
+`;
+}
+
+describe.each(RUNTIMES)('the gateway as OIDC identity provider, federated with Ceph RGW (%s runtime)', (runtime: RuntimeName) => {
+  let gw: RunningGateway;
+  let issuer: string;
+  let flakyRole: string;
+  let config: string;
+  let admin: S3Client;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    issuer = `http://127.0.0.1:${port}`;
+    await createOpenIdConnectProvider(rgw, issuer, [AUDIENCE], [key.thumbprint]);
+    const role = await createRole(rgw, `gateway-${runtime}`, webIdentityTrustPolicy(issuer, SUBJECTS, AUDIENCE));
+    flakyRole = await createRole(rgw, `flaky-${runtime}`, webIdentityTrustPolicy(issuer, ['nobody'], AUDIENCE));
+    const everything = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: ['s3:*'], Resource: ['arn:aws:s3:::*'] }] };
+    await putRolePolicy(rgw, `gateway-${runtime}`, 's3', everything);
+    await putRolePolicy(rgw, `flaky-${runtime}`, 's3', everything);
+    config = [
+      oidcBucket('fed', role),
+      oidcBucket('burst', role, 'burst'),
+      oidcBucket('renew', role, 'renew'),
+      oidcBucket('outage', role, 'outage'),
+      oidcBucket('flaky', flakyRole, 'flaky'),
+      `
+[[credentials]]
+access_key_id = "${ADMIN.accessKeyId}"
+secret_access_key = "${ADMIN.secretAccessKey}"
+principal_name = "admin"
+[[credentials.allowed_scopes]]
+bucket = "*"
+prefixes = []
+actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket"]
+`,
+    ].join('\n');
+    gw = await startGateway(runtime, {
+      config,
+      port,
+      env: {
+        // PKCS#1 on purpose: the form Web Crypto cannot import directly.
+        OIDC_PROVIDER_KEY: key.pkcs1,
+        OIDC_PROVIDER_ISSUER: issuer,
+        OIDC_PROVIDER_CERT: key.cert,
+        OIDC_SESSION_DURATION_SECONDS: String(SESSION_SECONDS),
+        OIDC_REFRESH_AHEAD_SECONDS: String(REFRESH_AHEAD_SECONDS),
+      },
+    });
+    admin = jsClient(gw.endpoint, ADMIN);
+  }, 60_000);
+
+  afterAll(async () => {
+    admin?.destroy();
+    await gw?.stop();
+  });
+
+  describe('discovery', () => {
+    it('serves the OpenID configuration for its issuer, cacheable', async () => {
+      const response = await fetch(`${issuer}/.well-known/openid-configuration`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(response.headers.get('cache-control')).toMatch(/max-age=\d+/);
+      expect(await response.json()).toMatchObject({
+        issuer,
+        jwks_uri: `${issuer}/.well-known/jwks.json`,
+        response_types_supported: ['id_token'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['RS256'],
+      });
+    });
+
+    it('serves the JWKS with the key and its certificate (x5c, whose thumbprint RGW trusts)', async () => {
+      const response = await fetch(`${issuer}/.well-known/jwks.json`);
+      expect(response.headers.get('cache-control')).toMatch(/max-age=\d+/);
+      const { keys } = (await response.json()) as { keys: Array<{ kty: string; alg: string; use: string; kid: string; n: string; e: string; x5c: string[] }> };
+      expect(keys).toHaveLength(1);
+      expect(keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', e: 'AQAB' });
+      const cert = new X509Certificate(Buffer.from(keys[0].x5c[0], 'base64'));
+      expect(cert.fingerprint.replace(/:/g, '').toLowerCase()).toBe(key.thumbprint);
+    });
+  });
+
+  describe('an auth_type = "oidc" bucket on RGW, with no backend key configured', () => {
+    it('has no static backend credential anywhere in the configuration', () => {
+      expect(config).not.toContain(rgw.accessKeyId);
+      expect(config).not.toContain(rgw.secretAccessKey);
+    });
+
+    it('serves an anonymous GET through credentials exchanged at RGW’s STS', async () => {
+      const out = await jsClient(gw.endpoint).send(new GetObjectCommand({ Bucket: 'fed', Key: 'hello.txt' }));
+      expect(await out.Body?.transformToString()).toBe('hello from RGW\n');
+      expect(relay.count('s3-proxy')).toBe(1);
+    });
+
+    it('presented a token that verifies against the published JWKS, with the decided claims', async () => {
+      const [exchange] = relay.exchanges.filter((e) => e.claims.sub === 's3-proxy' && e.claims.iss === issuer);
+      const { payload, protectedHeader } = await jwtVerify(exchange.token, createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`)), {
+        issuer,
+        audience: AUDIENCE,
+        algorithms: ['RS256'],
+      });
+      const jwks = (await (await fetch(`${issuer}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> };
+      expect(protectedHeader).toMatchObject({ alg: 'RS256', kid: jwks.keys[0].kid });
+      expect(decodeProtectedHeader(exchange.token).kid).toBe(jwks.keys[0].kid);
+      expect(payload).toMatchObject({ iss: issuer, sub: 's3-proxy', aud: AUDIENCE, jti: expect.any(String) });
+      expect((payload.exp ?? 0) - (payload.iat ?? 0)).toBe(300);
+      expect(payload.nbf).toBe(payload.iat);
+      expect(exchange).toMatchObject({ roleSessionName: 's3-proxy', durationSeconds: String(SESSION_SECONDS), status: 200 });
+    });
+
+    it('writes, heads, lists and deletes for a keyed client; RGW holds exactly what was sent', async () => {
+      const body = `written through the gateway by ${runtime}`;
+      // RGW makes the role session the object's owner; the ACL lets the bucket's owner (the direct client) read it.
+      await admin.send(
+        new PutObjectCommand({ Bucket: 'fed', Key: `put/${runtime}.txt`, Body: body, ContentType: 'text/plain', ACL: 'bucket-owner-full-control' }),
+      );
+      const through = await admin.send(new GetObjectCommand({ Bucket: 'fed', Key: `put/${runtime}.txt` }));
+      expect(await through.Body?.transformToString()).toBe(body);
+      const stored = await direct.send(new GetObjectCommand({ Bucket: 'fed', Key: `put/${runtime}.txt` }));
+      expect(await stored.Body?.transformToString()).toBe(body);
+      expect(stored.ContentType).toBe('text/plain');
+
+      const head = await admin.send(new HeadObjectCommand({ Bucket: 'fed', Key: `put/${runtime}.txt` }));
+      expect(head.ContentLength).toBe(Buffer.byteLength(body));
+      const listed = await admin.send(new ListObjectsV2Command({ Bucket: 'fed', Prefix: 'put/' }));
+      expect(listed.Contents?.map((c) => c.Key)).toContain(`put/${runtime}.txt`);
+
+      await admin.send(new DeleteObjectCommand({ Bucket: 'fed', Key: `put/${runtime}.txt` }));
+      const after = await direct.send(new ListObjectsV2Command({ Bucket: 'fed', Prefix: `put/${runtime}` }));
+      expect(after.KeyCount).toBe(0);
+    });
+
+    it('lists for an anonymous aws-cli', async () => {
+      const cli = await awsCli('v2', gw.endpoint, undefined, ['s3', 'ls', 's3://fed/']);
+      expect(cli.stderr).toBe('');
+      expect(cli.stdout).toContain('hello.txt');
+    });
+
+    it('still refuses anonymous writes: federation changes how the gateway signs, not who may write', async () => {
+      const answer = await rawRequest(gw.endpoint, { method: 'PUT', target: '/fed/anonymous.txt', body: 'x' });
+      expect(answer.status).toBe(403);
+      expect(errorCode(answer.body)).toBe('AccessDenied');
+    });
+  });
+
+  describe('the credential cache, observed at the token service', () => {
+    it('makes exactly one exchange for 50 concurrent requests on a cold cache', async () => {
+      expect(relay.count('burst')).toBe(0);
+      const client = jsClient(gw.endpoint);
+      try {
+        const bodies = await Promise.all(
+          Array.from({ length: 50 }, async () => (await client.send(new GetObjectCommand({ Bucket: 'burst', Key: 'hello.txt' }))).Body?.transformToString()),
+        );
+        expect(new Set(bodies)).toEqual(new Set(['hello from RGW\n']));
+      } finally {
+        client.destroy();
+      }
+      expect(relay.count('burst')).toBe(1);
+    });
+
+    it('renews once after the refresh margin, while the old credential keeps serving', async () => {
+      const get = async (): Promise<number> => (await rawRequest(gw.endpoint, { method: 'GET', target: '/renew/hello.txt' })).status;
+      expect(await get()).toBe(200);
+      const issuedAt = Date.now();
+      expect(relay.count('renew')).toBe(1);
+
+      relay.hold();
+      try {
+        await sleep(Math.max(0, issuedAt + (SESSION_SECONDS - REFRESH_AHEAD_SECONDS) * 1000 + 500 - Date.now()));
+        // Due for renewal: this request starts it, and is answered with the old credential meanwhile.
+        expect(await get()).toBe(200);
+        await waitFor(() => relay.count('renew') === 2, 'the renewal to reach the token service');
+        expect(await Promise.all(Array.from({ length: 10 }, get))).toEqual(Array(10).fill(200));
+        expect(relay.count('renew')).toBe(2);
+      } finally {
+        relay.release();
+      }
+      await waitFor(() => relay.exchanges.filter((e) => e.claims.sub === 'renew').every((e) => e.status === 200), 'the renewal to complete');
+      expect(await get()).toBe(200);
+      expect(relay.count('renew')).toBe(2);
+    }, 30_000);
+  });
+
+  describe('token service failures', () => {
+    it('a refused exchange gives 403 AccessDenied and is logged with the role and code; once trusted, the next request succeeds', async () => {
+      const refused = await rawRequest(gw.endpoint, { method: 'GET', target: '/flaky/hello.txt' });
+      expect(refused.status).toBe(403);
+      expect(errorCode(refused.body)).toBe('AccessDenied');
+      expect(exchangeEvents(gw)).toContainEqual(expect.objectContaining({ outcome: 'refused', role: flakyRole, code: 'AccessDenied', status: 403 }));
+
+      await updateAssumeRolePolicy(rgw, `flaky-${runtime}`, webIdentityTrustPolicy(issuer, ['flaky'], AUDIENCE));
+      const trusted = await rawRequest(gw.endpoint, { method: 'GET', target: '/flaky/hello.txt' });
+      expect(trusted.status).toBe(200);
+      expect(trusted.body).toBe('hello from RGW\n');
+    });
+
+    it('a stopped token service gives 503 ServiceUnavailable; after recovery the next request succeeds', async () => {
+      await relay.stop();
+      try {
+        const down = await rawRequest(gw.endpoint, { method: 'GET', target: '/outage/hello.txt' });
+        expect(down.status).toBe(503);
+        expect(errorCode(down.body)).toBe('ServiceUnavailable');
+        expect(exchangeEvents(gw)).toContainEqual(expect.objectContaining({ outcome: 'unreachable', subject: 'outage', code: 'ECONNREFUSED' }));
+      } finally {
+        await relay.start();
+      }
+      const up = await rawRequest(gw.endpoint, { method: 'GET', target: '/outage/hello.txt' });
+      expect(up.status).toBe(200);
+    });
+
+    it('never logs the token, the temporary credentials or the key', () => {
+      const logs = gw.logs();
+      for (const exchange of relay.exchanges) expect(logs).not.toContain(exchange.token);
+      expect(logs).not.toMatch(/SessionToken|SecretAccessKey|BEGIN (RSA )?PRIVATE KEY/);
+    });
+  });
+});
+
+describe.each(RUNTIMES)('discovery and start-up without a usable identity provider (%s runtime)', (runtime: RuntimeName) => {
+  it('does not serve the discovery endpoints without OIDC_PROVIDER_ISSUER: /.well-known is an unknown bucket', async () => {
+    const gw = await startGateway(runtime, { config: '', env: { OIDC_PROVIDER_KEY: key.pkcs8 } });
+    try {
+      for (const path of ['/.well-known/openid-configuration', '/.well-known/jwks.json']) {
+        const answer = await rawRequest(gw.endpoint, { method: 'GET', target: path });
+        expect(answer.status).toBe(404);
+        expect(errorCode(answer.body)).toBe('NoSuchBucket');
+      }
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  const oidcOn = (type: string, options: string): string =>
+    `[[buckets]]\nname = "b"\nbackend_type = "${type}"\n[buckets.backend_options]\n${options}\nauth_type = "oidc"\noidc_role_arn = "arn:aws:iam::1:role/r"\n`;
+
+  it.each([
+    ['an unreadable OIDC_PROVIDER_KEY', () => ({ OIDC_PROVIDER_KEY: 'not a key', OIDC_PROVIDER_ISSUER: 'http://127.0.0.1:1' }), '', 'environment OIDC_PROVIDER_KEY: is not PEM'],
+    [
+      'an OIDC_PROVIDER_CERT for another key',
+      () => ({ OIDC_PROVIDER_KEY: key.pkcs8, OIDC_PROVIDER_ISSUER: 'http://127.0.0.1:1', OIDC_PROVIDER_CERT: generateProviderKey().cert }),
+      '',
+      'environment OIDC_PROVIDER_CERT: the certificate is for a different key than OIDC_PROVIDER_KEY',
+    ],
+    ['an oidc bucket without OIDC_PROVIDER_KEY and OIDC_PROVIDER_ISSUER', () => ({}), oidcOn('s3', ''), '"oidc" needs OIDC_PROVIDER_KEY and OIDC_PROVIDER_ISSUER'],
+    [
+      'auth_type = "oidc" on an azure bucket',
+      () => ({ OIDC_PROVIDER_KEY: key.pkcs8, OIDC_PROVIDER_ISSUER: 'http://127.0.0.1:1' }),
+      oidcOn('azure', 'account_name = "a"\ncontainer_name = "c"'),
+      'auth_type is only supported for s3 backends',
+    ],
+  ])('refuses to start with %s', async (_, env, config, message) => {
+    const { code, output } = await runGatewayExpectingFailure(runtime, { config, env: env() });
+    expect(code).toBe(1);
+    expect(output).toContain(message);
+    expect(output).not.toContain('BEGIN PRIVATE KEY');
+  });
+});
