@@ -8,7 +8,7 @@ import { ConfigError } from './core/config/parse';
 import { loadConfig } from './runtime/load-config';
 import { resolveEnvironment, ssmParameterReader } from './runtime/lambda-environment';
 import { streamingHandler } from './runtime/lambda-streaming';
-import { describeError } from './runtime/access-log';
+import { describeError, logEvent } from './runtime/access-log';
 import { nodeBackendClient } from './runtime/node-http';
 
 let gateway: Promise<Gateway> | undefined;
@@ -29,7 +29,7 @@ export function coldStart(): Promise<Gateway> {
 
 async function build(): Promise<Gateway> {
   const env = await resolveEnvironment(process.env, ssmParameterReader());
-  return new Gateway(loadConfig(env), { client: nodeBackendClient });
+  return new Gateway(loadConfig(env), { client: nodeBackendClient, log: logEvent });
 }
 
 export const handler = awslambda.streamifyResponse(streamingHandler(coldStart));

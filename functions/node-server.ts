@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Gateway } from './core/gateway';
 import { ConfigError } from './core/config/parse';
 import { loadConfig } from './runtime/load-config';
+import { logEvent } from './runtime/access-log';
 import { nodeBackendClient } from './runtime/node-http';
 import { createServer } from './runtime/node-server';
 
@@ -29,11 +30,6 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<{ url
       server.closeIdleConnections();
     });
   return { url, close };
-}
-
-/** The core's events as JSON lines on stdout, next to the access log. */
-function logEvent(event: Readonly<Record<string, unknown>>): void {
-  process.stdout.write(JSON.stringify({ time: new Date().toISOString(), ...event }) + '\n');
 }
 
 if (require.main === module) {

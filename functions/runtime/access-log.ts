@@ -27,3 +27,8 @@ export function describeError(err: unknown): string {
   if (err instanceof Error) return `${err.name}: ${err.message}`;
   return String(err);
 }
+
+/** The core's events (token exchanges and the like) as JSON lines on stdout, next to the access log. */
+export function logEvent(event: Readonly<Record<string, unknown>>): void {
+  process.stdout.write(JSON.stringify({ time: new Date().toISOString(), ...event }) + '\n');
+}
