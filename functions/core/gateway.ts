@@ -1,7 +1,7 @@
 import { isAllowed, isAllowedSomewhere } from './authorization';
-import { S3Store } from './backends/s3';
+import { createStore } from './backends';
 import type { ObjectStore } from './backends/store';
-import type { Action, Bucket, Config, StaticKeys } from './config/types';
+import type { Action, Bucket, Config, S3BackendAuth, StaticKeys } from './config/types';
 import { S3Error, accessDenied, notImplemented } from './errors';
 import type { BackendClient, Dispatch, ProxyRequest, ProxyResponse } from './http';
 import { authenticate, type Identity, type SessionUnsealer } from './identity';
@@ -75,6 +75,12 @@ export class Gateway {
   }
 
   private async run(op: BucketOperation, ctx: BucketContext): Promise<Dispatch> {
+    if (S3_ONLY_OPERATIONS.has(op.name) && ctx.bucket.backend.type !== 's3') {
+      // Authorized first, so an anonymous caller still learns nothing but AccessDenied.
+      if ('key' in op) authorize(ctx, ACTION_OF[op.name], op.key);
+      else authorizeBucket(ctx, ACTION_OF[op.name]);
+      throw notImplemented(`${op.name} on a ${ctx.bucket.backend.type} backend`);
+    }
     switch (op.name) {
       case 'GetObject':
       case 'HeadObject': {
@@ -110,15 +116,18 @@ export class Gateway {
 
   private createStore(bucket: Bucket, client: BackendClient): ObjectStore {
     const backend = bucket.backend;
-    if (backend.type !== 's3') throw new Error(`Backend type ${backend.type} is not available yet`);
-    const auth = backend.auth;
-    const credentials = async (): Promise<StaticKeys | undefined> => {
-      if (auth.type === 'static') return auth.keys;
-      if (auth.type === 'anonymous') return undefined;
-      throw notImplemented('OIDC backend authentication');
-    };
-    return new S3Store(backend, { client, now: this.now, credentials });
+    // Azure and GCS stores sign with the static credentials in their own configuration.
+    const credentials = backend.type === 's3' ? s3Credentials(backend.auth) : async (): Promise<undefined> => undefined;
+    return createStore(backend, { client, now: this.now, credentials });
   }
+}
+
+function s3Credentials(auth: S3BackendAuth): () => Promise<StaticKeys | undefined> {
+  return async () => {
+    if (auth.type === 'static') return auth.keys;
+    if (auth.type === 'anonymous') return undefined;
+    throw notImplemented('OIDC backend authentication');
+  };
 }
 
 /** The action each operation is authorized as (reads with a versionId are get_object_version). */
@@ -139,6 +148,12 @@ const ACTION_OF: Record<BucketOperation['name'], Action> = {
   CompleteMultipartUpload: 'complete_multipart_upload',
   AbortMultipartUpload: 'abort_multipart_upload',
 };
+
+/** Copy, multipart and batch delete speak S3's own protocol to the backend: S3 backends only (spec). */
+const S3_ONLY_OPERATIONS: ReadonlySet<BucketOperation['name']> = new Set([
+  'CopyObject', 'DeleteObjects', 'CreateMultipartUpload', 'UploadPart', 'CompleteMultipartUpload',
+  'AbortMultipartUpload', 'ListParts', 'ListMultipartUploads',
+]);
 
 const ANONYMOUS_ACTIONS: readonly Action[] = ['get_object', 'head_object', 'list_bucket'];
 
