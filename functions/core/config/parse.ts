@@ -102,11 +102,13 @@ function readBackend(type: BackendConfig['type'], o: Reader, settings: Settings)
   if (type === 'azure') {
     o.allowOnly(['account_name', 'container_name', 'access_key', 'endpoint', 'backend_prefix', 'auth_type']);
     const accountName = o.requiredString('account_name');
+    const accessKey = o.optionalSecret('access_key');
+    if (accessKey !== undefined && decodeBase64(accessKey) === undefined) o.problem('access_key', 'must be the base64 account key');
     return {
       type,
       accountName,
       containerName: o.requiredString('container_name'),
-      accessKey: o.optionalSecret('access_key'),
+      accessKey,
       endpoint: o.optionalUrl('endpoint') ?? `https://${accountName}.blob.core.windows.net`,
       backendPrefix,
     };
