@@ -1,19 +1,26 @@
 import type { GcsBackend } from '../config/types';
-import { notImplemented } from '../errors';
 import type { Forward } from '../http';
-import type { ListPage, ObjectStore, StoreDeps } from './store';
+import { GcsJsonApi } from './gcs/json-api';
+import { GcsXmlApi } from './gcs/xml-api';
+import type { ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
 
+/**
+ * A Google Cloud Storage bucket as a virtual bucket. Real GCS is spoken to through the XML API with V4
+ * signed URLs (`gcs/xml-api.ts`); `api = "json"` selects the unsigned JSON API for emulators that have no
+ * XML API (`gcs/json-api.ts`). Both answer in S3's terms.
+ */
 export class GcsStore implements ObjectStore {
-  constructor(
-    readonly backend: GcsBackend,
-    readonly deps: StoreDeps,
-  ) {}
+  private readonly api: GcsXmlApi | GcsJsonApi;
 
-  async forwardObject(): Promise<Forward> {
-    throw notImplemented('GCS');
+  constructor(backend: GcsBackend, deps: StoreDeps) {
+    this.api = backend.api === 'json' ? new GcsJsonApi(backend, deps) : new GcsXmlApi(backend, deps);
   }
 
-  async list(): Promise<ListPage> {
-    throw notImplemented('GCS');
+  forwardObject(request: ObjectRequest): Promise<Forward> {
+    return this.api.forwardObject(request);
+  }
+
+  list(params: ListParams, signal?: AbortSignal): Promise<ListPage> {
+    return this.api.list(params, signal);
   }
 }
