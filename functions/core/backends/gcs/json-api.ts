@@ -3,7 +3,7 @@ import { S3Error, notImplemented } from '../../errors';
 import type { BackendResponse, Forward, HeaderMap } from '../../http';
 import { encodeKey } from '../../keys';
 import { emptyResponse } from '../../responses';
-import { collectPage, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../listing';
+import { collectPage, compareKeys, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../listing';
 import type { ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
 import { deleted, s3ErrorResponse, userMetadata } from '../translate';
 import { gcsError, storageClassOf } from './errors';
@@ -173,8 +173,17 @@ export class GcsJsonApi {
           },
         });
       }
-      for (const p of page.prefixes ?? []) if (p.startsWith(prefix)) items.push({ key: p.slice(prefix.length) });
-      return { items: sortItems(items), next: page.nextPageToken || undefined };
+      // The emulator lists every prefix on every page, wherever it sorts; one past the page's last object
+      // is deferred to the page where it belongs (it comes again), and earlier repeats are dropped by
+      // collectPage. Real GCS interleaves prefixes by position, but is spoken to through the XML API.
+      const next = page.nextPageToken || undefined;
+      const lastObject = items.length > 0 ? items[items.length - 1].key : undefined;
+      for (const p of page.prefixes ?? []) {
+        if (!p.startsWith(prefix)) continue;
+        const key = p.slice(prefix.length);
+        if (next === undefined || lastObject === undefined || compareKeys(key, lastObject) < 0) items.push({ key });
+      }
+      return { items: sortItems(items), next };
     };
     const { items, resume } = await collectPage(fetchPage, startPosition(params), params.maxKeys, MAX_RESULTS);
     return toListPage(params, items, resume);
