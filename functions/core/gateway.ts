@@ -1,5 +1,5 @@
 import { isAllowed, isAllowedSomewhere } from './authorization';
-import { S3Store } from './backends/s3';
+import { createStore } from './backends';
 import type { ObjectStore } from './backends/store';
 import { ConfigError } from './config/parse';
 import type { Action, Bucket, Config, S3Backend, S3BackendAuth, StaticKeys } from './config/types';
@@ -109,6 +109,12 @@ export class Gateway {
   }
 
   private async run(op: BucketOperation, ctx: BucketContext): Promise<Dispatch> {
+    if (S3_ONLY_OPERATIONS.has(op.name) && ctx.bucket.backend.type !== 's3') {
+      // Authorized first, so an anonymous caller still learns nothing but AccessDenied.
+      if ('key' in op) authorize(ctx, ACTION_OF[op.name], op.key);
+      else authorizeBucket(ctx, ACTION_OF[op.name]);
+      throw notImplemented(`${op.name} on a ${ctx.bucket.backend.type} backend`);
+    }
     switch (op.name) {
       case 'GetObject':
       case 'HeadObject': {
@@ -144,13 +150,15 @@ export class Gateway {
 
   private createStore(bucket: Bucket, client: BackendClient): ObjectStore {
     const backend = bucket.backend;
-    if (backend.type !== 's3') throw new Error(`Backend type ${backend.type} is not available yet`);
+    // Azure and GCS stores sign with the static credentials in their own configuration.
+    const credentials = backend.type === 's3' ? this.s3Credentials(bucket.name, backend) : async (): Promise<undefined> => undefined;
+    return createStore(backend, { client, now: this.now, credentials });
+  }
+
+  private s3Credentials(bucket: string, backend: S3Backend): () => Promise<StaticKeys | undefined> {
     const auth = backend.auth;
-    const credentials =
-      auth.type === 'oidc'
-        ? this.federatedCredentials(bucket.name, backend, auth)
-        : async (): Promise<StaticKeys | undefined> => (auth.type === 'static' ? auth.keys : undefined);
-    return new S3Store(backend, { client, now: this.now, credentials });
+    if (auth.type === 'oidc') return this.federatedCredentials(bucket, backend, auth);
+    return async () => (auth.type === 'static' ? auth.keys : undefined);
   }
 
   /** Credentials exchanged per request at the bucket's token service (cached): every signed request uses them. */
@@ -182,6 +190,12 @@ const ACTION_OF: Record<BucketOperation['name'], Action> = {
   CompleteMultipartUpload: 'complete_multipart_upload',
   AbortMultipartUpload: 'abort_multipart_upload',
 };
+
+/** Copy, multipart and batch delete speak S3's own protocol to the backend: S3 backends only (spec). */
+const S3_ONLY_OPERATIONS: ReadonlySet<BucketOperation['name']> = new Set([
+  'CopyObject', 'DeleteObjects', 'CreateMultipartUpload', 'UploadPart', 'CompleteMultipartUpload',
+  'AbortMultipartUpload', 'ListParts', 'ListMultipartUploads',
+]);
 
 const ANONYMOUS_ACTIONS: readonly Action[] = ['get_object', 'head_object', 'list_bucket'];
 

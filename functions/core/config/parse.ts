@@ -123,19 +123,25 @@ function readBackend(type: BackendConfig['type'], o: Reader, settings: Settings)
   if (type === 'azure') {
     o.allowOnly(['account_name', 'container_name', 'access_key', 'endpoint', 'backend_prefix', 'auth_type']);
     const accountName = o.requiredString('account_name');
+    const accessKey = o.optionalSecret('access_key');
+    if (accessKey !== undefined && decodeBase64(accessKey) === undefined) o.problem('access_key', 'must be the base64 account key');
     return {
       type,
       accountName,
       containerName: o.requiredString('container_name'),
-      accessKey: o.optionalSecret('access_key'),
+      accessKey,
       endpoint: o.optionalUrl('endpoint') ?? `https://${accountName}.blob.core.windows.net`,
       backendPrefix,
     };
   }
   if (type === 'gcs') {
-    o.allowOnly(['bucket_name', 'service_account_key', 'endpoint', 'backend_prefix', 'auth_type']);
+    o.allowOnly(['bucket_name', 'service_account_key', 'endpoint', 'backend_prefix', 'auth_type', 'api']);
     const keyJson = o.optionalSecret('service_account_key');
+    const api = o.optionalString('api');
+    if (api !== undefined && api !== 'xml' && api !== 'json') o.problem('api', `"${api}" is not one of xml, json`);
+    if (api === 'json' && keyJson !== undefined) o.problem('api', '"json" sends unsigned requests (emulators); a service_account_key needs the xml API');
     return {
+      api: api === 'json' || api === 'xml' ? api : undefined,
       type,
       bucketName: o.requiredString('bucket_name'),
       serviceAccount: keyJson === undefined ? undefined : readServiceAccount(keyJson, o),

@@ -87,6 +87,11 @@ export interface GcsBackend {
   /** The parsed service-account JSON key, when given. */
   readonly serviceAccount?: { readonly clientEmail: string; readonly privateKey: string };
   readonly endpoint: string;
+  /**
+   * Which Cloud Storage API the gateway speaks: the XML API with V4 signed URLs (absent: the default, for
+   * real GCS) or, with `json`, the JSON API unsigned (emulators without the XML API, such as firebase-tools').
+   */
+  readonly api?: 'xml' | 'json';
   readonly backendPrefix: string;
 }
 

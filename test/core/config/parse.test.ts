@@ -141,7 +141,7 @@ actions = ["get_object", "put_object", "create_multipart_upload", "upload_part",
 const COMPLETE_ENV: Environment = {
   ...OIDC_ENV,
   BACKEND_SECRET: 'backend-secret',
-  AZURE_KEY: 'azure-key',
+  AZURE_KEY: 'YXp1cmUta2V5',
   GCS_KEY: SERVICE_ACCOUNT,
   SECOND_KEY_ID: 'AKIDSECOND',
   SECOND_SECRET: 'second-secret',
@@ -185,7 +185,7 @@ describe('parseConfig: a complete, valid file', () => {
       type: 'azure',
       accountName: 'devstoreaccount1',
       containerName: 'container',
-      accessKey: 'azure-key',
+      accessKey: 'YXp1cmUta2V5',
       endpoint: 'http://127.0.0.1:10000/devstoreaccount1',
       backendPrefix: 'v/',
     });
@@ -572,6 +572,17 @@ describe('parseConfig: buckets', () => {
 
   it('refuses an auth_type other than oidc or static', () => {
     expect(problemsOf(bucket('b', 's3', 'auth_type = "iam"'))).toEqual([optionProblem('[[buckets]] #1 "b"', 'auth_type', '"iam" is not one of oidc, static')]);
+  });
+
+  it('refuses an azure access_key that is not base64, and api = "json" with a gcs service-account key', () => {
+    expect(problemsOf(bucket('a', 'azure', 'account_name = "a"\ncontainer_name = "c"\naccess_key = "not base64!"'))).toEqual([
+      '[[buckets]] #1 "a": backend_options.access_key must be the base64 account key',
+    ]);
+    const key = JSON.stringify(JSON.stringify({ client_email: 'e', private_key: 'k' }));
+    expect(problemsOf(bucket('g', 'gcs', `bucket_name = "g"\napi = "json"\nservice_account_key = ${key}`))).toEqual([
+      expect.stringMatching(/^\[\[buckets\]\] #1 "g": backend_options\.api "json" sends unsigned requests/),
+    ]);
+    expect(problemsOf(bucket('g', 'gcs', 'bucket_name = "g"\napi = "grpc"'))).toEqual(['[[buckets]] #1 "g": backend_options.api "grpc" is not one of xml, json']);
   });
 
   it('refuses auth_type = "oidc" on azure and gcs buckets', () => {

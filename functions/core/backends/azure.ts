@@ -1,0 +1,222 @@
+import type { AzureBackend } from '../config/types';
+import { S3Error, notImplemented } from '../errors';
+import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ResponseHead } from '../http';
+import { encodeKey } from '../keys';
+import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
+import { fromBase64 } from './azure/base64';
+import { azureError } from './azure/errors';
+import { SAS_RESPONSE_OVERRIDES, blobSasQuery, type BlobSas } from './azure/sas';
+import { sharedKeyAuthorization } from './azure/shared-key';
+import { collectPage, isoDate, quoteEtag, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from './listing';
+import type { ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
+import { deleted, s3ErrorResponse, s3ResponseHeaders, userMetadata } from './translate';
+
+/** The Blob service version the gateway speaks (header `x-ms-version` and SAS `sv`). */
+export const AZURE_API_VERSION = '2021-12-02';
+/** Lifetime of the SAS a Forward carries: it is checked when the request starts, not when it ends. */
+const SAS_LIFETIME_MS = 15 * 60_000;
+/** List Blobs' largest `maxresults`. */
+const MAX_RESULTS = 5000;
+
+/** The `x-ms-blob-*` property headers Put Blob stores, by the S3 request header they come from. */
+const PUT_PROPERTY_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'x-ms-blob-content-type',
+  'content-encoding': 'x-ms-blob-content-encoding',
+  'content-language': 'x-ms-blob-content-language',
+  'content-disposition': 'x-ms-blob-content-disposition',
+  'cache-control': 'x-ms-blob-cache-control',
+};
+const READ_HEADERS = ['range', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since'];
+const PUT_HEADERS = ['content-length', 'content-md5', 'if-match', 'if-none-match'];
+
+/**
+ * An Azure Blob container as a virtual bucket. Object requests are forwarded through short-lived service
+ * SAS URLs (or plain URLs for an anonymous backend); List Blobs is a Shared Key signed request the core
+ * makes itself. Answers are translated into S3's statuses, headers and errors.
+ */
+export class AzureStore implements ObjectStore {
+  private readonly key?: Uint8Array;
+
+  constructor(
+    private readonly backend: AzureBackend,
+    private readonly deps: StoreDeps,
+  ) {
+    if (backend.accessKey !== undefined) {
+      this.key = fromBase64(backend.accessKey);
+      if (this.key === undefined) throw new TypeError(`access_key of Azure account ${backend.accountName} is not base64`);
+    }
+  }
+
+  private containerUrl(): string {
+    return `${this.backend.endpoint}/${encodeKey(this.backend.containerName, false)}`;
+  }
+
+  async forwardObject(request: ObjectRequest): Promise<Forward> {
+    const blob = this.backend.backendPrefix + request.key;
+    const headers: HeaderMap = { 'x-ms-version': AZURE_API_VERSION };
+    const query = request.query ?? {};
+    let permissions: string;
+    const overrides: Partial<Record<'rscc' | 'rscd' | 'rsce' | 'rscl' | 'rsct', string>> = {};
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      if (query.partNumber !== undefined && query.partNumber !== '1') throw notImplemented('Reading a part other than 1');
+      permissions = 'r';
+      copy(request.headers, headers, READ_HEADERS);
+      const suffix = /^bytes=-(\d+)$/.exec(headers.range ?? '');
+      if (suffix) {
+        // Azure has no suffix ranges (`bytes=-N`; Azurite answers 500): resolve it against the blob's size.
+        const size = await this.blobSize(blob);
+        const length = Math.min(Number(suffix[1]), size);
+        if (length === 0) delete headers.range;
+        else headers.range = `bytes=${size - length}-${size - 1}`;
+      }
+      for (const [s3Name, sasName] of Object.entries(SAS_RESPONSE_OVERRIDES)) {
+        if (query[s3Name] !== undefined) overrides[sasName] = query[s3Name];
+      }
+    } else if (request.method === 'PUT') {
+      permissions = 'cw';
+      headers['x-ms-blob-type'] = 'BlockBlob';
+      copy(request.headers, headers, PUT_HEADERS);
+      for (const [s3Name, azureName] of Object.entries(PUT_PROPERTY_HEADERS)) {
+        if (request.headers[s3Name] !== undefined) headers[azureName] = request.headers[s3Name];
+      }
+      for (const [name, value] of userMetadata(request.headers)) headers[`x-ms-meta-${toAzureMetadataName(name)}`] = value;
+    } else {
+      permissions = 'd';
+      headers['x-ms-delete-snapshots'] = 'include';
+    }
+    let url = `${this.containerUrl()}/${encodeKey(blob)}`;
+    if (this.key !== undefined) {
+      const sas: BlobSas = {
+        account: this.backend.accountName,
+        container: this.backend.containerName,
+        blob,
+        permissions,
+        expiry: this.deps.now() + SAS_LIFETIME_MS,
+        version: AZURE_API_VERSION,
+        overrides,
+      };
+      url += `?${await blobSasQuery(sas, this.key)}`;
+    }
+    return {
+      kind: 'forward',
+      request: { method: request.method, url, headers, body: request.method === 'PUT' ? request.body ?? null : null },
+      respond: (status, responseHeaders) => this.respond(request, status, responseHeaders),
+    };
+  }
+
+  /** Azure's answer in S3's terms: 201 Created is 200, 202 Accepted (delete) is 204, errors are S3 XML. */
+  private respond(request: ObjectRequest, status: number, headers: Headers): ResponseHead | ProxyResponse {
+    if (status >= 400) {
+      const code = headers.get('x-ms-error-code') ?? undefined;
+      if (request.method === 'DELETE' && status === 404 && code !== 'ContainerNotFound') return deleted(request);
+      return s3ErrorResponse(azureError(status, code), request);
+    }
+    if (request.method === 'DELETE') return deleted(request);
+    const out = s3ResponseHeaders(headers, request.requestId, 'x-ms-meta-', fromAzureMetadataName);
+    const storageClass = storageClassOf(headers.get('x-ms-access-tier'));
+    if (storageClass !== 'STANDARD') out['x-amz-storage-class'] = storageClass;
+    if (request.method === 'PUT') {
+      delete out['last-modified'];
+      return { status: status === 201 ? 200 : status, headers: out };
+    }
+    return { status, headers: out };
+  }
+
+  /** A Shared Key signed (or, without a key, anonymous) request the core sends itself. */
+  private async send(method: string, url: string, signal?: AbortSignal): Promise<BackendResponse> {
+    const headers: HeaderMap = { 'x-ms-version': AZURE_API_VERSION, 'x-ms-date': new Date(this.deps.now()).toUTCString() };
+    if (this.key !== undefined) headers.authorization = await sharedKeyAuthorization(this.backend.accountName, this.key, { method, url, headers });
+    return this.deps.client({ method, url, headers }, signal);
+  }
+
+  private async blobSize(blob: string): Promise<number> {
+    const response = await this.send('HEAD', `${this.containerUrl()}/${encodeKey(blob)}`);
+    await response.body?.cancel();
+    if (response.status !== 200) throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
+    return Number(response.headers.get('content-length') ?? 0);
+  }
+
+  async list(params: ListParams, signal?: AbortSignal): Promise<ListPage> {
+    const prefix = this.backend.backendPrefix;
+    const fetchPage = async (marker: string | undefined, limit: number): Promise<BackendListPage> => {
+      const query: [string, string][] = [
+        ['restype', 'container'],
+        ['comp', 'list'],
+        ['prefix', prefix + params.prefix],
+        ['maxresults', String(Math.max(1, Math.min(limit, MAX_RESULTS)))],
+      ];
+      if (params.delimiter) query.push(['delimiter', params.delimiter]);
+      if (marker) query.push(['marker', marker]);
+      const url = `${this.containerUrl()}?${query.map(([n, v]) => `${n}=${encodeKey(v, false)}`).join('&')}`;
+      const response = await this.send('GET', url, signal);
+      const text = response.body ? await new Response(response.body).text() : '';
+      if (response.status !== 200) throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
+      const doc = childOf(parseXml(text), 'EnumerationResults');
+      if (doc === undefined) throw new S3Error('BadGateway', 'The Azure backend answered the listing with an unreadable document');
+      return readBlobList(doc, prefix);
+    };
+    const { items, resume } = await collectPage(fetchPage, startPosition(params), params.maxKeys, MAX_RESULTS);
+    return toListPage(params, items, resume);
+  }
+}
+
+/** One List Blobs page: blobs and blob prefixes merged in name order, the backend prefix stripped. */
+function readBlobList(doc: ParsedXml, backendPrefix: string): BackendListPage {
+  const blobs = childOf(doc, 'Blobs');
+  const items: ListItem[] = [];
+  for (const blob of listOf(blobs, 'Blob')) {
+    const name = textOf(childOf(blob, 'Name')) ?? '';
+    if (!name.startsWith(backendPrefix)) continue;
+    const props = childOf(blob, 'Properties');
+    const prop = (field: string): string => textOf(childOf(props, field)) ?? '';
+    const key = name.slice(backendPrefix.length);
+    items.push({
+      key,
+      entry: {
+        key,
+        lastModified: isoDate(prop('Last-Modified')),
+        etag: quoteEtag(prop('Etag')),
+        size: Number(prop('Content-Length') || 0),
+        storageClass: storageClassOf(prop('AccessTier')),
+      },
+    });
+  }
+  for (const p of listOf(blobs, 'BlobPrefix')) {
+    const name = textOf(childOf(p, 'Name')) ?? '';
+    if (name.startsWith(backendPrefix)) items.push({ key: name.slice(backendPrefix.length) });
+  }
+  return { items: sortItems(items), next: textOf(childOf(doc, 'NextMarker')) || undefined };
+}
+
+/** Azure access tiers as the S3 storage classes that behave alike (Archive must be rehydrated like Glacier). */
+function storageClassOf(tier: string | null | undefined): string {
+  switch (tier?.toLowerCase()) {
+    case 'cool':
+    case 'cold':
+      return 'STANDARD_IA';
+    case 'archive':
+      return 'GLACIER';
+    default:
+      return 'STANDARD';
+  }
+}
+
+function copy(from: HeaderMap, to: HeaderMap, names: readonly string[]): void {
+  for (const name of names) if (from[name] !== undefined) to[name] = from[name];
+}
+
+/**
+ * Azure metadata names must be C# identifiers (letters, digits, `_`; not starting with a digit), S3's are
+ * often hyphenated. `-` is stored as `_` and a literal `_` as `__`, so names round-trip and metadata set
+ * natively in Azure (`my_key`) reads as `my-key`. Names that cannot be expressed are a 400.
+ */
+export function toAzureMetadataName(s3Name: string): string {
+  if (!/^[a-z][a-z0-9_-]*$/i.test(s3Name)) {
+    throw new S3Error('InvalidArgument', `Metadata name "${s3Name}" cannot be stored on an Azure backend: use letters, digits, "-" and "_", starting with a letter`);
+  }
+  return s3Name.replace(/_/g, '__').replace(/-/g, '_');
+}
+
+export function fromAzureMetadataName(azureName: string): string {
+  return azureName.toLowerCase().replace(/__|_/g, (m) => (m === '__' ? '_' : '-'));
+}

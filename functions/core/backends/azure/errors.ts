@@ -1,0 +1,63 @@
+import { S3Error, type S3ErrorCode } from '../../errors';
+
+/**
+ * Azure Blob error codes (the `x-ms-error-code` header, present on HEAD too) in S3's terms:
+ * https://learn.microsoft.com/rest/api/storageservices/blob-service-error-codes
+ */
+const AZURE_TO_S3: Readonly<Record<string, S3ErrorCode>> = {
+  BlobNotFound: 'NoSuchKey',
+  ContainerNotFound: 'NoSuchBucket',
+  ConditionNotMet: 'PreconditionFailed',
+  // `If-None-Match: *` on an existing blob: Azure answers 409, S3 412.
+  BlobAlreadyExists: 'PreconditionFailed',
+  AuthenticationFailed: 'AccessDenied',
+  AuthorizationFailure: 'AccessDenied',
+  AuthorizationPermissionMismatch: 'AccessDenied',
+  AuthorizationProtocolMismatch: 'AccessDenied',
+  AuthorizationResourceTypeMismatch: 'AccessDenied',
+  AuthorizationSourceIPMismatch: 'AccessDenied',
+  InsufficientAccountPermissions: 'AccessDenied',
+  AccountIsDisabled: 'AccessDenied',
+  NoAuthenticationInformation: 'AccessDenied',
+  PublicAccessNotPermitted: 'AccessDenied',
+  ResourceNotFound: 'NoSuchBucket',
+  ServerBusy: 'SlowDown',
+  OperationTimedOut: 'GatewayTimeout',
+  InvalidRange: 'InvalidRange',
+  Md5Mismatch: 'BadDigest',
+  InvalidMd5: 'InvalidDigest',
+  RequestBodyTooLarge: 'EntityTooLarge',
+  MissingContentLengthHeader: 'MissingContentLength',
+  InvalidMetadata: 'InvalidArgument',
+  InvalidHeaderValue: 'InvalidArgument',
+  BlobArchived: 'InvalidRequest',
+};
+
+const BY_STATUS: Readonly<Record<number, S3ErrorCode>> = {
+  400: 'InvalidArgument',
+  403: 'AccessDenied',
+  404: 'NoSuchKey',
+  411: 'MissingContentLength',
+  412: 'PreconditionFailed',
+  413: 'EntityTooLarge',
+  416: 'InvalidRange',
+  429: 'SlowDown',
+  503: 'SlowDown',
+};
+
+/** The S3 error for an Azure error status and code; backend detail never reaches the client's message. */
+export function azureError(status: number, code: string | undefined): S3Error {
+  const s3 = (code !== undefined ? AZURE_TO_S3[code] : undefined) ?? BY_STATUS[status] ?? 'BadGateway';
+  const message = s3 === 'BadGateway' ? `The Azure backend answered ${status}${code ? ` ${code}` : ''}` : MESSAGES[s3] ?? `The Azure backend answered ${code ?? status}`;
+  return new S3Error(s3, message);
+}
+
+const MESSAGES: Partial<Record<S3ErrorCode, string>> = {
+  NoSuchKey: 'The specified key does not exist.',
+  NoSuchBucket: 'The backend container of this bucket does not exist.',
+  PreconditionFailed: 'At least one of the pre-conditions you specified did not hold',
+  AccessDenied: 'Access Denied: the Azure backend refused the gateway\'s credentials',
+  SlowDown: 'Please reduce your request rate.',
+  InvalidRange: 'The requested range is not satisfiable',
+  BadDigest: 'The Content-MD5 you specified did not match what we received.',
+};

@@ -1,0 +1,236 @@
+import type { GcsBackend } from '../../config/types';
+import { S3Error, notImplemented } from '../../errors';
+import type { BackendResponse, Forward, HeaderMap } from '../../http';
+import { encodeKey } from '../../keys';
+import { emptyResponse } from '../../responses';
+import { collectPage, compareKeys, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../listing';
+import type { ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
+import { deleted, s3ErrorResponse, userMetadata } from '../translate';
+import { gcsError, storageClassOf } from './errors';
+
+/** The JSON API's largest `maxResults`. */
+const MAX_RESULTS = 1000;
+
+/** The parts of a JSON API object resource the gateway reads. */
+interface ObjectResource {
+  readonly name: string;
+  readonly generation?: string;
+  readonly size?: string;
+  readonly updated?: string;
+  readonly md5Hash?: string;
+  readonly contentType?: string;
+  readonly contentDisposition?: string;
+  readonly contentEncoding?: string;
+  readonly contentLanguage?: string;
+  readonly cacheControl?: string;
+  readonly storageClass?: string;
+  readonly metadata?: Readonly<Record<string, string>>;
+}
+
+/** Property fields of a JSON object resource by the S3 request header that sets them. */
+const PROPERTIES: Readonly<Record<string, keyof ObjectResource>> = {
+  'content-type': 'contentType',
+  'content-disposition': 'contentDisposition',
+  'content-encoding': 'contentEncoding',
+  'content-language': 'contentLanguage',
+  'cache-control': 'cacheControl',
+};
+
+/**
+ * The JSON API, unsigned: for emulators that lack the XML API (firebase-tools' storage emulator). Reads
+ * fetch the object resource first (the emulator's media download carries neither metadata nor
+ * Last-Modified) and pin the media request to its generation; uploads are resumable sessions whose data
+ * request is the Forward, so the body still streams. ETags are the hex MD5, as the XML API and S3 give.
+ */
+export class GcsJsonApi {
+  constructor(
+    private readonly backend: GcsBackend,
+    private readonly deps: StoreDeps,
+  ) {}
+
+  private objectPath(name: string): string {
+    return `/b/${encodeKey(this.backend.bucketName, false)}/o/${encodeKey(name, false)}`;
+  }
+
+  private async json(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<{ response: BackendResponse; value: unknown }> {
+    const headers: HeaderMap = body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' };
+    const response = await this.deps.client({ method, url, headers, body: body === undefined ? null : new TextEncoder().encode(JSON.stringify(body)) }, signal);
+    const text = response.body ? await new Response(response.body).text() : '';
+    let value: unknown;
+    try {
+      value = text ? JSON.parse(text) : undefined;
+    } catch {
+      value = undefined;
+    }
+    return { response, value };
+  }
+
+  /** The object resource, or undefined when there is no such object. */
+  private async resource(name: string): Promise<ObjectResource | undefined> {
+    const { response, value } = await this.json('GET', `${this.backend.endpoint}/storage/v1${this.objectPath(name)}`);
+    if (response.status === 404) return undefined;
+    if (response.status !== 200) throw gcsError(response.status);
+    return value as ObjectResource;
+  }
+
+  async forwardObject(request: ObjectRequest): Promise<Forward> {
+    const name = this.backend.backendPrefix + request.key;
+    if (request.method === 'DELETE') {
+      return {
+        kind: 'forward',
+        request: { method: 'DELETE', url: `${this.backend.endpoint}/storage/v1${this.objectPath(name)}`, headers: {}, body: null },
+        respond: (status) => (status < 300 || status === 404 ? deleted(request) : s3ErrorResponse(gcsError(status), request)),
+      };
+    }
+    if (request.method === 'PUT') return this.put(request, name);
+    if (request.query?.partNumber !== undefined && request.query.partNumber !== '1') throw notImplemented('Reading a part other than 1');
+    const object = await this.resource(name);
+    if (object === undefined) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: request.key });
+    const headers = objectHeaders(object, request);
+    const precondition = evaluatePreconditions(request.headers, headers.etag, object.updated);
+    const media = `${this.backend.endpoint}/download/storage/v1${this.objectPath(name)}?alt=media${object.generation ? `&generation=${encodeKey(object.generation, false)}` : ''}`;
+    const range = request.headers.range;
+    return {
+      kind: 'forward',
+      request: { method: precondition === undefined ? request.method : 'HEAD', url: media, headers: range && precondition === undefined ? { range } : {}, body: null },
+      respond: (status, responseHeaders) => {
+        if (precondition !== undefined) return precondition === 304 ? emptyResponse(304, request.requestId, { etag: headers.etag, 'last-modified': headers['last-modified'] }) : s3ErrorResponse(new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold'), request);
+        if (status >= 400) return s3ErrorResponse(gcsError(status), request);
+        const out: HeaderMap = { ...headers };
+        for (const h of ['content-length', 'content-range', 'accept-ranges']) {
+          const value = responseHeaders.get(h);
+          if (value !== null) out[h] = value;
+        }
+        // The emulator's HEAD carries no length; S3 clients need it.
+        if (request.method === 'HEAD' && out['content-length'] === undefined) out['content-length'] = object.size ?? '0';
+        return { status, headers: out };
+      },
+    };
+  }
+
+  /** A resumable session carries name, properties and metadata; its data request is the Forward. */
+  private async put(request: ObjectRequest, name: string): Promise<Forward> {
+    const resource: Record<string, unknown> = { name };
+    for (const [header, field] of Object.entries(PROPERTIES)) if (request.headers[header] !== undefined) resource[field] = request.headers[header];
+    const metadata = Object.fromEntries(userMetadata(request.headers));
+    if (Object.keys(metadata).length > 0) resource.metadata = metadata;
+    const query = [`uploadType=resumable`, `name=${encodeKey(name, false)}`];
+    const ifNoneMatch = request.headers['if-none-match'];
+    const ifMatch = request.headers['if-match'];
+    if (ifNoneMatch !== undefined || ifMatch !== undefined) {
+      // The JSON API enforces generation preconditions atomically; the emulator ignores them, so the
+      // gateway checks first as well.
+      if (ifNoneMatch !== undefined && ifNoneMatch.trim() !== '*') throw notImplemented('If-None-Match other than * on PutObject');
+      const current = await this.resource(name);
+      const failed = (): S3Error => new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+      if (ifNoneMatch !== undefined) {
+        if (current !== undefined) throw failed();
+        query.push('ifGenerationMatch=0');
+      }
+      if (ifMatch !== undefined) {
+        if (current === undefined) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: request.key });
+        if (!ifMatch.split(',').map((t) => t.trim()).some((t) => t === '*' || t === etagOf(current))) throw failed();
+        if (current.generation) query.push(`ifGenerationMatch=${encodeKey(current.generation, false)}`);
+      }
+    }
+    const url = `${this.backend.endpoint}/upload/storage/v1/b/${encodeKey(this.backend.bucketName, false)}/o?${query.join('&')}`;
+    const { response } = await this.json('POST', url, resource);
+    const session = response.headers.get('location');
+    if (response.status !== 200 || !session) throw gcsError(response.status === 200 ? 502 : response.status);
+    const headers: HeaderMap = {};
+    if (request.headers['content-length'] !== undefined) headers['content-length'] = request.headers['content-length'];
+    return {
+      kind: 'forward',
+      request: { method: 'PUT', url: session, headers, body: request.body ?? null },
+      // The answer is the new object's JSON resource; S3's PutObject has an empty body.
+      respond: (status) => (status < 300 ? emptyResponse(200, request.requestId) : s3ErrorResponse(gcsError(status), request)),
+    };
+  }
+
+  async list(params: ListParams, signal?: AbortSignal): Promise<ListPage> {
+    const prefix = this.backend.backendPrefix;
+    const fetchPage = async (marker: string | undefined, limit: number): Promise<BackendListPage> => {
+      const query: [string, string][] = [['prefix', prefix + params.prefix], ['maxResults', String(Math.max(1, Math.min(limit, MAX_RESULTS)))]];
+      if (params.delimiter) query.push(['delimiter', params.delimiter]);
+      if (marker) query.push(['pageToken', marker]);
+      const url = `${this.backend.endpoint}/storage/v1/b/${encodeKey(this.backend.bucketName, false)}/o?${query.map(([n, v]) => `${n}=${encodeKey(v, false)}`).join('&')}`;
+      const { response, value } = await this.json('GET', url, undefined, signal);
+      if (response.status === 404) throw new S3Error('NoSuchBucket', 'The backend bucket of this bucket does not exist.');
+      if (response.status !== 200 || typeof value !== 'object' || value === null) throw gcsError(response.status === 200 ? 502 : response.status);
+      const page = value as { items?: ObjectResource[]; prefixes?: string[]; nextPageToken?: string };
+      const items: ListItem[] = [];
+      for (const object of page.items ?? []) {
+        if (!object.name.startsWith(prefix)) continue;
+        const key = object.name.slice(prefix.length);
+        items.push({
+          key,
+          entry: {
+            key,
+            lastModified: object.updated ? new Date(object.updated).toISOString() : '',
+            etag: etagOf(object),
+            size: Number(object.size ?? 0),
+            storageClass: storageClassOf(object.storageClass),
+          },
+        });
+      }
+      // The emulator lists every prefix on every page, wherever it sorts; one past the page's last object
+      // is deferred to the page where it belongs (it comes again), and earlier repeats are dropped by
+      // collectPage. Real GCS interleaves prefixes by position, but is spoken to through the XML API.
+      const next = page.nextPageToken || undefined;
+      const lastObject = items.length > 0 ? items[items.length - 1].key : undefined;
+      for (const p of page.prefixes ?? []) {
+        if (!p.startsWith(prefix)) continue;
+        const key = p.slice(prefix.length);
+        if (next === undefined || lastObject === undefined || compareKeys(key, lastObject) < 0) items.push({ key });
+      }
+      return { items: sortItems(items), next };
+    };
+    const { items, resume } = await collectPage(fetchPage, startPosition(params), params.maxKeys, MAX_RESULTS);
+    return toListPage(params, items, resume);
+  }
+}
+
+/** The S3 ETag of an object: its quoted hex MD5 (what the XML API answers for non-composite objects). */
+function etagOf(object: ObjectResource): string {
+  if (!object.md5Hash) return `"${object.generation ?? ''}"`;
+  const bytes = Uint8Array.from(atob(object.md5Hash), (c) => c.charCodeAt(0));
+  return `"${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}"`;
+}
+
+/** The S3 response headers of a read, from the object resource (`response-*` overrides applied). */
+function objectHeaders(object: ObjectResource, request: ObjectRequest): HeaderMap {
+  const out: HeaderMap = { etag: etagOf(object), 'x-amz-request-id': request.requestId };
+  if (object.updated) out['last-modified'] = new Date(object.updated).toUTCString();
+  for (const [header, field] of Object.entries(PROPERTIES)) {
+    const value = request.query?.[`response-${header}`] ?? object[field];
+    if (typeof value === 'string' && value !== '') out[header] = value;
+  }
+  out['content-type'] ??= 'application/octet-stream';
+  for (const [name, value] of Object.entries(object.metadata ?? {})) {
+    if (name !== 'firebaseStorageDownloadTokens') out[`x-amz-meta-${name.toLowerCase()}`] = value;
+  }
+  const storageClass = storageClassOf(object.storageClass);
+  if (storageClass !== 'STANDARD') out['x-amz-storage-class'] = storageClass;
+  return out;
+}
+
+/**
+ * RFC 9110 section 13.2.2 evaluation order for a read: If-Match, then If-Unmodified-Since (only without
+ * If-Match), If-None-Match, then If-Modified-Since (only without If-None-Match). Undefined: proceed.
+ */
+export function evaluatePreconditions(headers: HeaderMap, etag: string, updated: string | undefined): 304 | 412 | undefined {
+  const modified = updated ? Math.floor(Date.parse(updated) / 1000) : undefined;
+  const matches = (list: string): boolean => list.split(',').map((t) => t.trim().replace(/^W\//, '')).some((t) => t === '*' || t === etag);
+  const date = (value: string): number => Math.floor(Date.parse(value) / 1000);
+  if (headers['if-match'] !== undefined) {
+    if (!matches(headers['if-match'])) return 412;
+  } else if (headers['if-unmodified-since'] !== undefined && modified !== undefined && modified > date(headers['if-unmodified-since'])) {
+    return 412;
+  }
+  if (headers['if-none-match'] !== undefined) {
+    if (matches(headers['if-none-match'])) return 304;
+  } else if (headers['if-modified-since'] !== undefined && modified !== undefined && modified <= date(headers['if-modified-since'])) {
+    return 304;
+  }
+  return undefined;
+}

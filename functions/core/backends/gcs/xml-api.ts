@@ -1,0 +1,169 @@
+import type { GcsBackend } from '../../config/types';
+import { S3Error, notImplemented } from '../../errors';
+import type { Forward, HeaderMap, ProxyResponse, ResponseHead } from '../../http';
+import { encodeKey } from '../../keys';
+import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../../xml';
+import { collectPage, compareKeys, sortItems, startPosition, toListPage, type BackendListPage, type ListItem, type ListPosition } from '../listing';
+import type { ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
+import { deleted, s3ErrorResponse, s3ResponseHeaders, userMetadata } from '../translate';
+import { gcsError, storageClassOf } from './errors';
+import { importServiceAccountKey, signUrl, type RsaKey } from './v4-signing';
+
+/** Lifetime of the signed URL a Forward carries; GCS checks it when the request starts. */
+const SIGNED_URL_SECONDS = 900;
+/** The XML API's largest `max-keys`. */
+const MAX_KEYS = 1000;
+const READ_HEADERS = ['range', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since'];
+/** Request headers a PUT carries and signs; GCS stores them with the object. */
+const PUT_SIGNED_HEADERS = ['content-type', 'content-md5', 'content-disposition', 'content-encoding', 'content-language', 'cache-control'];
+/** Response overrides the XML API supports on a signed GET. */
+const READ_QUERY = ['response-content-type', 'response-content-disposition'];
+
+/**
+ * Real Cloud Storage through its XML API, which is S3-shaped: V4 signed URLs (the only kind GCS accepts for
+ * object URLs) carry every object request, so bodies stream in the adapter, and listings are the XML API's
+ * ListBucketResult with key markers. Anonymous (public) buckets get plain URLs.
+ */
+export class GcsXmlApi {
+  private key?: Promise<RsaKey>;
+
+  constructor(
+    private readonly backend: GcsBackend,
+    private readonly deps: StoreDeps,
+  ) {}
+
+  private host(): string {
+    return this.backend.endpoint.replace(/^https?:\/\//i, '').replace(/\/.*$/, '');
+  }
+
+  private bucketPath(): string {
+    return `/${encodeKey(this.backend.bucketName, false)}`;
+  }
+
+  /** A signed URL for `path` (or the plain URL for an anonymous backend). */
+  private async url(method: string, path: string, query: Record<string, string>, headers: HeaderMap): Promise<string> {
+    const account = this.backend.serviceAccount;
+    if (account === undefined) {
+      const q = Object.entries(query).map(([n, v]) => `${encodeKey(n, false)}=${encodeKey(v, false)}`).join('&');
+      return `${this.backend.endpoint}${path}${q ? `?${q}` : ''}`;
+    }
+    this.key ??= importServiceAccountKey(account.privateKey);
+    const signed = await signUrl(
+      { method, origin: this.backend.endpoint, host: this.host(), path, query, headers, clientEmail: account.clientEmail, now: this.deps.now(), expiresSeconds: SIGNED_URL_SECONDS },
+      await this.key,
+    );
+    return signed.url;
+  }
+
+  async forwardObject(request: ObjectRequest): Promise<Forward> {
+    const path = `${this.bucketPath()}/${encodeKey(this.backend.backendPrefix + request.key)}`;
+    const query: Record<string, string> = {};
+    const signed: HeaderMap = {};
+    const unsigned: HeaderMap = {};
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      if (request.query?.partNumber !== undefined && request.query.partNumber !== '1') throw notImplemented('Reading a part other than 1');
+      for (const name of READ_QUERY) if (request.query?.[name] !== undefined) query[name] = request.query[name];
+      for (const name of READ_HEADERS) if (request.headers[name] !== undefined) unsigned[name] = request.headers[name];
+    } else if (request.method === 'PUT') {
+      for (const name of PUT_SIGNED_HEADERS) if (request.headers[name] !== undefined) signed[name] = request.headers[name];
+      for (const [name, value] of userMetadata(request.headers)) signed[`x-goog-meta-${name}`] = value;
+      Object.assign(signed, await this.writePrecondition(path, request.headers));
+      if (request.headers['content-length'] !== undefined) unsigned['content-length'] = request.headers['content-length'];
+    }
+    const url = await this.url(request.method, path, query, signed);
+    return {
+      kind: 'forward',
+      request: { method: request.method, url, headers: { ...signed, ...unsigned }, body: request.method === 'PUT' ? request.body ?? null : null },
+      respond: (status, headers) => respond(request, status, headers),
+    };
+  }
+
+  /**
+   * S3's conditional PUT as GCS generation preconditions: `If-None-Match: *` is generation 0 (no live
+   * object); `If-Match: <etag>` is checked against the object's ETag and pinned to its generation, so the
+   * write still fails if the object changes in between.
+   */
+  private async writePrecondition(path: string, headers: HeaderMap): Promise<HeaderMap> {
+    const ifNoneMatch = headers['if-none-match'];
+    const ifMatch = headers['if-match'];
+    const out: HeaderMap = {};
+    if (ifNoneMatch !== undefined) {
+      if (ifNoneMatch.trim() !== '*') throw notImplemented('If-None-Match other than * on PutObject');
+      out['x-goog-if-generation-match'] = '0';
+    }
+    if (ifMatch !== undefined) {
+      const response = await this.deps.client({ method: 'HEAD', url: await this.url('HEAD', path, {}, {}), headers: {} });
+      await response.body?.cancel();
+      if (response.status === 404) throw new S3Error('NoSuchKey', 'The specified key does not exist.');
+      if (response.status !== 200) throw gcsError(response.status);
+      const etag = response.headers.get('etag') ?? '';
+      const wanted = ifMatch.split(',').map((t) => t.trim());
+      if (!wanted.includes('*') && !wanted.includes(etag)) throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+      out['x-goog-if-generation-match'] = response.headers.get('x-goog-generation') ?? '0';
+    }
+    return out;
+  }
+
+  async list(params: ListParams, signal?: AbortSignal): Promise<ListPage> {
+    const prefix = this.backend.backendPrefix;
+    const fetchPage = async (marker: string | undefined, limit: number): Promise<BackendListPage> => {
+      const query: Record<string, string> = { prefix: prefix + params.prefix, 'max-keys': String(Math.max(1, Math.min(limit, MAX_KEYS))) };
+      if (params.delimiter) query.delimiter = params.delimiter;
+      if (marker) query.marker = marker;
+      const url = await this.url('GET', this.bucketPath(), query, {});
+      const response = await this.deps.client({ method: 'GET', url, headers: {} }, signal);
+      const text = response.body ? await new Response(response.body).text() : '';
+      if (response.status !== 200) throw gcsError(response.status, textOf(childOf(childOf(parseXml(text), 'Error'), 'Code')));
+      const doc = childOf(parseXml(text), 'ListBucketResult');
+      if (doc === undefined) throw new S3Error('BadGateway', 'The GCS backend answered the listing with an unreadable document');
+      return readListBucketResult(doc, prefix);
+    };
+    // The XML API's marker is a key, as S3's: a plain key marker or start-after needs no scan here.
+    const start = startPosition(params);
+    const position: ListPosition = start.marker === undefined && start.after !== undefined ? { marker: prefix + start.after, after: start.after } : start;
+    const { items, resume } = await collectPage(fetchPage, position, params.maxKeys, MAX_KEYS);
+    return toListPage(params, items, resume);
+  }
+}
+
+function readListBucketResult(doc: ParsedXml, backendPrefix: string): BackendListPage {
+  const items: ListItem[] = [];
+  let last: string | undefined;
+  for (const item of listOf(doc, 'Contents')) {
+    const name = textOf(childOf(item, 'Key')) ?? '';
+    last = name;
+    if (!name.startsWith(backendPrefix)) continue;
+    const key = name.slice(backendPrefix.length);
+    items.push({
+      key,
+      entry: {
+        key,
+        lastModified: textOf(childOf(item, 'LastModified')) ?? '',
+        etag: textOf(childOf(item, 'ETag')) ?? '',
+        size: Number(textOf(childOf(item, 'Size')) ?? 0),
+        storageClass: storageClassOf(textOf(childOf(item, 'StorageClass'))),
+      },
+    });
+  }
+  for (const cp of listOf(doc, 'CommonPrefixes')) {
+    const name = textOf(childOf(cp, 'Prefix')) ?? '';
+    if (last === undefined || compareKeys(name, last) > 0) last = name;
+    if (name.startsWith(backendPrefix)) items.push({ key: name.slice(backendPrefix.length) });
+  }
+  sortItems(items);
+  const truncated = textOf(childOf(doc, 'IsTruncated')) === 'true';
+  return { items, next: truncated ? textOf(childOf(doc, 'NextMarker')) || last : undefined };
+}
+
+/** A forwarded XML API answer in S3's terms. */
+function respond(request: ObjectRequest, status: number, headers: Headers): ResponseHead | ProxyResponse {
+  if (status >= 400) {
+    if (request.method === 'DELETE' && status === 404) return deleted(request);
+    return s3ErrorResponse(gcsError(status), request);
+  }
+  if (request.method === 'DELETE') return deleted(request);
+  const out = s3ResponseHeaders(headers, request.requestId, 'x-goog-meta-', (name) => name);
+  const storageClass = storageClassOf(headers.get('x-goog-storage-class'));
+  if (storageClass !== 'STANDARD') out['x-amz-storage-class'] = storageClass;
+  return { status, headers: out };
+}

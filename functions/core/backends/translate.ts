@@ -1,0 +1,53 @@
+import type { S3Error } from '../errors';
+import type { HeaderMap, ProxyResponse, ResponseHead } from '../http';
+import { emptyResponse, errorResponse } from '../responses';
+import type { ObjectRequest } from './store';
+
+/**
+ * Helpers the non-S3 stores share to answer in S3's terms: which response headers S3 clients see, and the
+ * S3 error document that replaces a backend's own error body.
+ */
+
+/** Standard response headers an object read or write passes through unchanged. */
+export const OBJECT_RESPONSE_HEADERS = [
+  'etag', 'last-modified', 'content-length', 'content-type', 'content-range', 'content-encoding', 'content-language',
+  'content-disposition', 'cache-control', 'expires', 'accept-ranges', 'date',
+];
+
+/** `x-amz-meta-*` request headers as `[name, value]` pairs, names lower-case without the prefix. */
+export function userMetadata(headers: HeaderMap): [string, string][] {
+  return Object.entries(headers)
+    .filter(([name]) => name.startsWith('x-amz-meta-'))
+    .map(([name, value]) => [name.slice('x-amz-meta-'.length), value]);
+}
+
+/**
+ * The client's response headers: the standard ones, backend metadata (`metaPrefix`) renamed by `metaName`,
+ * anything `extra` adds, and the gateway's request id.
+ */
+export function s3ResponseHeaders(
+  headers: Headers,
+  requestId: string,
+  metaPrefix: string,
+  metaName: (backendName: string) => string,
+): HeaderMap {
+  const out: HeaderMap = {};
+  headers.forEach((value, name) => {
+    if (OBJECT_RESPONSE_HEADERS.includes(name)) out[name] = value;
+    else if (name.startsWith(metaPrefix)) out[`x-amz-meta-${metaName(name.slice(metaPrefix.length))}`] = value;
+  });
+  out['x-amz-request-id'] = requestId;
+  return out;
+}
+
+/** The S3 error document for a forwarded request; the backend's body is discarded. */
+export function s3ErrorResponse(err: S3Error, request: ObjectRequest): ProxyResponse {
+  return errorResponse(err, request.requestId, request.method, `/${request.key}`);
+}
+
+/** S3's DeleteObject answer, whether or not the key existed. */
+export function deleted(request: ObjectRequest): ProxyResponse {
+  return emptyResponse(204, request.requestId);
+}
+
+export type Respond = (status: number, headers: Headers) => ResponseHead | ProxyResponse;

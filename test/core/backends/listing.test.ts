@@ -1,0 +1,90 @@
+import { fromAzureMetadataName, toAzureMetadataName } from '../../../functions/core/backends/azure';
+import { collectPage, compareKeys, decodeToken, startPosition, toListPage, type BackendListPage, type ListItem } from '../../../functions/core/backends/listing';
+import type { ListParams } from '../../../functions/core/backends/store';
+import { S3Error } from '../../../functions/core/errors';
+
+const params = (extra: Partial<ListParams> = {}): ListParams => ({ version: 2, prefix: 'p/', maxKeys: 1000, fetchOwner: false, ...extra });
+const item = (key: string): ListItem => ({ key, entry: { key, lastModified: '', etag: '""', size: 0, storageClass: 'STANDARD' } });
+
+/** A backend over sorted names that pages by index markers, optionally repeating every prefix per page. */
+function backend(names: string[], prefixes: string[] = []): { fetch: (marker: string | undefined, limit: number) => Promise<BackendListPage>; calls: number } {
+  const state = { calls: 0, fetch: async (marker: string | undefined, limit: number): Promise<BackendListPage> => {
+    state.calls++;
+    const start = marker === undefined ? 0 : Number(marker);
+    const page = names.slice(start, start + limit);
+    const next = start + limit < names.length ? String(start + limit) : undefined;
+    // Prefixes up to the page's end (all of them on the last page), repeated on every later page.
+    const last = page[page.length - 1];
+    const shown = prefixes.filter((p) => next === undefined || compareKeys(p, last) < 0);
+    const items = [...page.map(item), ...shown.map((key) => ({ key }))].sort((a, b) => compareKeys(a.key, b.key));
+    return { items, next };
+  } };
+  return state;
+}
+
+describe('listing helpers for stores whose backend pages differently', () => {
+  it('orders keys by code point (UTF-8 byte order), not UTF-16 units', () => {
+    expect(compareKeys('\u{1F600}', '\uFFFD')).toBe(1);
+    expect('\u{1F600}' < '\uFFFD').toBe(true);
+    expect(compareKeys('a', 'ab')).toBe(-1);
+    expect(compareKeys('ab', 'ab')).toBe(0);
+  });
+
+  it('collects exact pages and resumes where the last one stopped, across backend pages', async () => {
+    const b = backend(['a', 'b', 'c', 'd', 'e']);
+    const first = await collectPage(b.fetch, {}, 2, 1000);
+    expect(first.items.map((i) => i.key)).toEqual(['a', 'b']);
+    const second = await collectPage(b.fetch, first.resume ?? {}, 2, 1000);
+    expect(second.items.map((i) => i.key)).toEqual(['c', 'd']);
+    const third = await collectPage(b.fetch, second.resume ?? {}, 2, 1000);
+    expect(third.items.map((i) => i.key)).toEqual(['e']);
+    expect(third.resume).toBeUndefined();
+  });
+
+  it('skips past a plain key and drops prefixes a backend repeats on every page', async () => {
+    const b = backend(['a', 'c', 'e', 'f'], ['d/']);
+    const out = await collectPage(b.fetch, { after: 'b' }, 10, 1);
+    expect(out.items.map((i) => i.key)).toEqual(['c', 'd/', 'e', 'f']);
+  });
+
+  it('answers max-keys 0 with an empty, untruncated page', async () => {
+    expect(await collectPage(backend(['a']).fetch, {}, 0, 1000)).toEqual({ items: [] });
+  });
+
+  it('issues tokens bound to their listing: another prefix or delimiter is InvalidArgument', () => {
+    const page = toListPage(params(), [item('a')], { marker: 'm', after: 'a' });
+    expect(page.isTruncated).toBe(true);
+    expect(decodeToken(params(), page.nextContinuationToken ?? '')).toEqual({ marker: 'm', after: 'a' });
+    expect(() => decodeToken(params({ prefix: 'q/' }), page.nextContinuationToken ?? '')).toThrow(S3Error);
+    expect(() => decodeToken(params({ delimiter: '/' }), page.nextContinuationToken ?? '')).toThrow(S3Error);
+    expect(() => decodeToken(params(), 'garbage!')).toThrow(S3Error);
+  });
+
+  it('reads a V1 marker it issued as a position, and any other marker as a key', () => {
+    const page = toListPage(params({ version: 1 }), [item('a')], { marker: 'm', after: 'a' });
+    expect(page.nextMarker).toMatch(/^gw1\./);
+    expect(startPosition(params({ version: 1, marker: page.nextMarker }))).toEqual({ marker: 'm', after: 'a' });
+    expect(startPosition(params({ version: 1, marker: 'p/some key' }))).toEqual({ after: 'p/some key' });
+    expect(startPosition(params({ startAfter: 'p/k' }))).toEqual({ after: 'p/k' });
+  });
+});
+
+describe('Azure metadata names', () => {
+  it.each([
+    ['original-name', 'original_name'],
+    ['snake_case', 'snake__case'],
+    ['mixed-and_both', 'mixed_and__both'],
+    ['plain', 'plain'],
+  ])('%s is stored as %s and reads back unchanged', (s3, azure) => {
+    expect(toAzureMetadataName(s3)).toBe(azure);
+    expect(fromAzureMetadataName(azure)).toBe(s3);
+  });
+
+  it('reads native Azure names with "_" as "-", lower-cased as S3 does', () => {
+    expect(fromAzureMetadataName('My_Key')).toBe('my-key');
+  });
+
+  it.each(['1starts-with-digit', 'has.dot', 'ünïcode'])('refuses %s with InvalidArgument', (name) => {
+    expect(() => toAzureMetadataName(name)).toThrow(expect.objectContaining({ code: 'InvalidArgument' }));
+  });
+});
