@@ -34,21 +34,7 @@ const WRONG_KEY = Buffer.from('not the account key at all, but valid base64').to
 
 let azurite: Azurite;
 
-beforeAll(async () => {
-  azurite = await startAzurite();
-  await azurite.createContainer('data');
-  await azurite.createContainer('public', 'container');
-  await Promise.all([
-    ...LIST_KEYS.map((k) => azurite.putBlob('data', k, k)),
-    azurite.putBlob('data', 'range.bin', RANGE_BODY, { 'x-ms-blob-content-type': 'application/octet-stream' }),
-    azurite.putBlob('data', 'native-meta.txt', 'meta', { 'x-ms-meta-my_key': 'set in Azure' }),
-    azurite.putBlob('data', 'tenant-a/doc1.txt', 'doc1'),
-    azurite.putBlob('data', 'tenant-a/sub/doc2.txt', 'doc2'),
-    azurite.putBlob('public', 'hello.txt', 'hello, world\n'),
-  ]);
-}, 60_000);
 
-afterAll(() => azurite?.stop());
 
 function config(): string {
   const bucket = (name: string, container: string, extra: string, anonymous = false): string => `
@@ -94,6 +80,23 @@ async function text(client: S3Client, bucket: string, key: string): Promise<stri
 }
 
 describe.each(RUNTIMES)('an Azure Blob backend through the gateway (%s runtime)', (runtime) => {
+  // Fresh backends per runtime: the specifications write and count, so runtimes must not share state.
+  beforeAll(async () => {
+    azurite = await startAzurite();
+    await azurite.createContainer('data');
+    await azurite.createContainer('public', 'container');
+    await Promise.all([
+      ...LIST_KEYS.map((k) => azurite.putBlob('data', k, k)),
+      azurite.putBlob('data', 'range.bin', RANGE_BODY, { 'x-ms-blob-content-type': 'application/octet-stream' }),
+      azurite.putBlob('data', 'native-meta.txt', 'meta', { 'x-ms-meta-my_key': 'set in Azure' }),
+      azurite.putBlob('data', 'tenant-a/doc1.txt', 'doc1'),
+      azurite.putBlob('data', 'tenant-a/sub/doc2.txt', 'doc2'),
+      azurite.putBlob('public', 'hello.txt', 'hello, world\n'),
+    ]);
+  }, 60_000);
+
+  afterAll(() => azurite?.stop());
+
   let gw: RunningGateway;
   let s3: S3Client;
   let anonymous: S3Client;

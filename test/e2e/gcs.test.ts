@@ -32,15 +32,7 @@ const RANGE_BODY = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
 
 let emulator: GcsEmulator;
 
-beforeAll(async () => {
-  emulator = await startGcsEmulator();
-  for (const key of LIST_KEYS) await emulator.upload('data', key, key);
-  await emulator.upload('data', 'range.bin', RANGE_BODY, 'application/octet-stream');
-  await emulator.upload('data', 'tenant-a/doc1.txt', 'doc1');
-  await emulator.upload('data', 'tenant-a/sub/doc2.txt', 'doc2');
-}, 60_000);
 
-afterAll(() => emulator?.stop());
 
 function config(): string {
   const bucket = (name: string, extra = ''): string => `
@@ -82,6 +74,17 @@ async function text(client: S3Client, bucket: string, key: string): Promise<stri
 }
 
 describe.each(RUNTIMES)('a GCS backend (storage emulator, JSON API) through the gateway (%s runtime)', (runtime) => {
+  // Fresh backends per runtime: the specifications write and count, so runtimes must not share state.
+  beforeAll(async () => {
+    emulator = await startGcsEmulator();
+    for (const key of LIST_KEYS) await emulator.upload('data', key, key);
+    await emulator.upload('data', 'range.bin', RANGE_BODY, 'application/octet-stream');
+    await emulator.upload('data', 'tenant-a/doc1.txt', 'doc1');
+    await emulator.upload('data', 'tenant-a/sub/doc2.txt', 'doc2');
+  }, 60_000);
+
+  afterAll(() => emulator?.stop());
+
   let gw: RunningGateway;
   let s3: S3Client;
 

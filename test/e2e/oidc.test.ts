@@ -35,19 +35,8 @@ let relay: StsRelay;
 let key: ProviderKeyPem;
 let direct: S3Client;
 
-beforeAll(async () => {
+beforeAll(() => {
   key = generateProviderKey();
-  rgw = await startRgw({ sts: true });
-  relay = await startStsRelay(rgw.endpoint);
-  await createBucket(rgw, 'fed');
-  direct = rgwS3Client(rgw);
-  await direct.send(new PutObjectCommand({ Bucket: 'fed', Key: 'hello.txt', Body: 'hello from RGW\n' }));
-}, 120_000);
-
-afterAll(async () => {
-  direct?.destroy();
-  await relay?.close();
-  await rgw?.stop();
 });
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -87,6 +76,21 @@ ${subject ? `oidc_subject = "${subject}"` : ''}
 }
 
 describe.each(RUNTIMES)('the gateway as OIDC identity provider, federated with Ceph RGW (%s runtime)', (runtime: RuntimeName) => {
+  // A fresh RGW and relay per runtime: the specifications count exchanges, so runtimes must not share them.
+  beforeAll(async () => {
+    rgw = await startRgw({ sts: true });
+    relay = await startStsRelay(rgw.endpoint);
+    await createBucket(rgw, 'fed');
+    direct = rgwS3Client(rgw);
+    await direct.send(new PutObjectCommand({ Bucket: 'fed', Key: 'hello.txt', Body: 'hello from RGW\n' }));
+  }, 120_000);
+
+  afterAll(async () => {
+    direct?.destroy();
+    await relay?.close();
+    await rgw?.stop();
+  });
+
   let gw: RunningGateway;
   let issuer: string;
   let flakyRole: string;
