@@ -72,8 +72,10 @@ export class Gateway {
   private async dispatch(request: ProxyRequest): Promise<Dispatch> {
     const query = new Query(request.rawQuery);
     // STS before S3: its paths (`/`, `/sts/`) would otherwise route as ListBuckets or a bucket named `sts`.
-    const sts = this.sts.dispatch(request, query, (replayed) => this.dispatchS3(replayed, query));
-    return sts ?? this.dispatchS3(request, query);
+    // A form that turns out not to be STS reaches S3 from inside a NeedsBody, where nothing else catches.
+    const toS3 = (replayed: ProxyRequest): Promise<Dispatch> =>
+      this.dispatchS3(replayed, query).catch((err: unknown) => respond(this.failure(err, replayed)));
+    return this.sts.dispatch(request, query, toS3) ?? this.dispatchS3(request, query);
   }
 
   private async dispatchS3(request: ProxyRequest, query: Query): Promise<Dispatch> {

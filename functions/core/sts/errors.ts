@@ -48,8 +48,14 @@ export class StsError extends Error {
 /** Longest piece of caller input echoed in a message: enough to recognise it, never a reflected payload. */
 const MAX_ECHO = 200;
 
-/** Quotes caller-supplied text for a message, shortened; XML escaping happens when the error is rendered. */
+/**
+ * Quotes caller-supplied text for a message (arrays as a list of quoted items), shortened; XML escaping
+ * happens when the error is rendered.
+ *
+ * @example quote(['a', 'b']) // '["a", "b"]'
+ */
 export function quote(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.slice(0, 10).map(quote).join(', ')}${value.length > 10 ? ', …' : ''}]`;
   const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
   return JSON.stringify(text.length > MAX_ECHO ? `${text.slice(0, MAX_ECHO)}…` : text);
 }
