@@ -8,12 +8,15 @@ import type { AddressInfo } from 'node:net';
 import { Gateway } from './core/gateway';
 import { ConfigError } from './core/config/parse';
 import { loadConfig } from './runtime/load-config';
+import { sessionUnsealer } from './core/sts';
 import { logEvent } from './runtime/access-log';
 import { nodeBackendClient } from './runtime/node-http';
 import { createServer } from './runtime/node-server';
+import { withSessionKey } from './runtime/session-key';
 
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; close: () => Promise<void> }> {
-  const gateway = new Gateway(loadConfig(env), { client: nodeBackendClient, log: logEvent });
+  const { config, key } = withSessionKey(loadConfig(env), (line) => console.error(line));
+  const gateway = new Gateway(config, { client: nodeBackendClient, unseal: sessionUnsealer(key), log: logEvent });
   const server = createServer(gateway);
   server.keepAliveTimeout = 65_000;
   const host = env.HOST || '127.0.0.1';

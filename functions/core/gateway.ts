@@ -20,13 +20,17 @@ import { deleteObject, putObject } from './operations/put-object';
 import { Query } from './query';
 import { errorResponse } from './responses';
 import { routeS3, type BucketOperation } from './routing';
+import { StsError, StsService, sessionUnsealer, stsErrorResponse } from './sts';
 
 export interface GatewayDeps {
   /** Executes backend requests whose answer the core reads itself (listings, copies, multipart control). */
   readonly client: BackendClient;
   /** Milliseconds since the epoch; injected so tests can freeze the clock. */
   readonly now?: () => number;
-  /** Unseals STS session tokens; without it, requests carrying one are refused. */
+  /**
+   * Unseals STS session tokens. Defaults to one over `config.settings.sessionTokenKey`; without either,
+   * requests carrying a session token are refused.
+   */
   readonly unseal?: SessionUnsealer;
   /**
    * Exchanges the gateway's web identity for backend credentials (`auth_type = "oidc"` buckets).
@@ -49,11 +53,14 @@ export class Gateway {
   /** The gateway as an OIDC identity provider, when OIDC_PROVIDER_KEY and OIDC_PROVIDER_ISSUER are set. */
   private readonly identityProvider?: IdentityProvider;
   private readonly backendCredentials?: BackendCredentials;
+  private readonly unseal?: SessionUnsealer;
+  /** The STS endpoint, with its JWKS cache: one per Gateway, so per process or cold start. */
+  private readonly sts: StsService;
 
   /** @throws ConfigError when the identity provider's key or certificate is unusable. */
   constructor(
     readonly config: Config,
-    private readonly deps: GatewayDeps,
+    deps: GatewayDeps,
   ) {
     this.now = deps.now ?? Date.now;
     this.createdAt = new Date(this.now()).toISOString();
@@ -70,6 +77,9 @@ export class Gateway {
         refreshAheadSeconds: config.settings.oidcRefreshAheadSeconds,
       });
     }
+    const key = config.settings.sessionTokenKey;
+    this.unseal = deps.unseal ?? (key ? sessionUnsealer(key) : undefined);
+    this.sts = new StsService(config, { client: deps.client, now: this.now, unseal: this.unseal });
     const client = guardClient(deps.client);
     for (const bucket of config.buckets.values()) this.stores.set(bucket.name, this.createStore(bucket, client));
   }
@@ -85,6 +95,7 @@ export class Gateway {
 
   /** The error response for a failure, including ones an adapter meets while executing a Forward. */
   failure(err: unknown, request: ProxyRequest): ProxyResponse {
+    if (err instanceof StsError) return stsErrorResponse(err, request.requestId);
     return errorResponse(err, request.requestId, request.method, request.rawPath);
   }
 
@@ -94,8 +105,16 @@ export class Gateway {
       if (discovery) return respond(discovery);
     }
     const query = new Query(request.rawQuery);
+    // STS before S3: its paths (`/`, `/sts/`) would otherwise route as ListBuckets or a bucket named `sts`.
+    // A form that turns out not to be STS reaches S3 from inside a NeedsBody, where nothing else catches.
+    const toS3 = (replayed: ProxyRequest): Promise<Dispatch> =>
+      this.dispatchS3(replayed, query).catch((err: unknown) => respond(this.failure(err, replayed)));
+    return this.sts.dispatch(request, query, toS3) ?? this.dispatchS3(request, query);
+  }
+
+  private async dispatchS3(request: ProxyRequest, query: Query): Promise<Dispatch> {
     const operation = routeS3(request.method, request.rawPath, query, request.headers);
-    const identity = await authenticate(request, this.config, this.now(), this.deps.unseal);
+    const identity = await authenticate(request, this.config, this.now(), this.unseal);
     const ctx: RequestContext = { request, query, identity, config: this.config, requestId: request.requestId, signal: request.signal };
     if (operation.name === 'ListBuckets') {
       if (identity.principal.type === 'anonymous') throw accessDenied();

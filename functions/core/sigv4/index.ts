@@ -24,4 +24,4 @@ export type { Credentials, PresignUrlInput, SignRequestInput } from './sign';
 export { signingKey } from './signing-key';
 export { ALGORITHM, SCOPE_TERMINATOR, credentialScope, stringToSign } from './string-to-sign';
 export { MAX_CLOCK_SKEW_MS, verifySignature } from './verify';
-export type { SignableRequest, VerifiedSignature } from './verify';
+export type { SignableRequest, VerifiedSignature, VerifyOptions } from './verify';

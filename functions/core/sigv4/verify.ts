@@ -36,6 +36,16 @@ export interface VerifiedSignature {
   readonly amzDate: string;
 }
 
+/** How the payload is hashed when a service does not take it from a header. */
+export interface VerifyOptions {
+  /**
+   * Header auth only: the hex SHA-256 of the body the service received. S3 signs whatever
+   * `x-amz-content-sha256` says; STS (and other query-protocol services) sign the body itself and clients send
+   * no such header. Presigned requests keep `UNSIGNED-PAYLOAD` either way.
+   */
+  readonly payloadHash?: string;
+}
+
 /** S3 refuses header-signed requests further than this from its clock, and presigned ones dated this far ahead. */
 export const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
 
@@ -49,6 +59,7 @@ const SIGNATURE_MISMATCH =
  * @param info From `parseSignedRequest`.
  * @param secretAccessKey The secret of `info.accessKeyId`.
  * @param now The current time in milliseconds (injected, so tests freeze it).
+ * @param options `payloadHash` for services that sign the body rather than `x-amz-content-sha256` (STS).
  * @returns The signature and its key, scope and date, for aws-chunked chunk signatures.
  * @throws S3Error `RequestTimeTooSkewed` (header auth more than 15 minutes off); `AccessDenied` (presigned URL
  *   expired, or dated more than 15 minutes ahead); `InvalidRequest` (header auth without
@@ -64,6 +75,7 @@ export async function verifySignature(
   info: SignedRequestInfo,
   secretAccessKey: string,
   now: number,
+  options: VerifyOptions = {},
 ): Promise<VerifiedSignature> {
   checkRequestTime(info, now);
   const canonical = canonicalRequest({
@@ -72,7 +84,9 @@ export async function verifySignature(
     canonicalQuery: canonicalQuery(request.rawQuery, info.presigned ? 'X-Amz-Signature' : undefined),
     canonicalHeaders: signedHeaderBlock(request.headers, info),
     signedHeaders: info.signedHeaders,
-    payloadHash: info.presigned ? presignedPayloadHash(request.rawQuery) : headerPayloadHash(request.headers),
+    payloadHash: info.presigned
+      ? presignedPayloadHash(request.rawQuery)
+      : options.payloadHash ?? headerPayloadHash(request.headers),
   });
   // Started before hashing so a first-of-the-day key derivation overlaps the hash.
   const keyPromise = signingKey(secretAccessKey, info.date, info.region, info.service);
