@@ -10,6 +10,7 @@ import { resolveEnvironment, ssmParameterReader } from './runtime/lambda-environ
 import { streamingHandler } from './runtime/lambda-streaming';
 import { describeError, logEvent } from './runtime/access-log';
 import { nodeBackendClient } from './runtime/node-http';
+import { withSessionKey } from './runtime/session-key';
 
 let gateway: Promise<Gateway> | undefined;
 
@@ -29,7 +30,10 @@ export function coldStart(): Promise<Gateway> {
 
 async function build(): Promise<Gateway> {
   const env = await resolveEnvironment(process.env, ssmParameterReader());
-  return new Gateway(loadConfig(env), { client: nodeBackendClient, log: logEvent });
+  // The stack always provisions SESSION_TOKEN_KEY; without it (a hand-made deployment, the local front) each
+  // execution environment seals with its own key and says so, exactly as the Node server does per process.
+  const { config } = withSessionKey(loadConfig(env), (line) => console.error(line));
+  return new Gateway(config, { client: nodeBackendClient, log: logEvent });
 }
 
 export const handler = awslambda.streamifyResponse(streamingHandler(coldStart));
