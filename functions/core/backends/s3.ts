@@ -33,7 +33,7 @@ export class S3Store implements ObjectStore {
 
   async forwardObject(request: ObjectRequest): Promise<Forward> {
     const url = this.url(request.key, request.query);
-    const headers = await this.sign(request.method, url, request.headers, UNSIGNED_PAYLOAD);
+    const headers = await this.sign(request.method, url, request.headers, request.payloadHash ?? UNSIGNED_PAYLOAD);
     return {
       kind: 'forward',
       request: { method: request.method, url, headers, body: request.body ?? null },
