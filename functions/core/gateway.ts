@@ -10,6 +10,7 @@ import { bucketLocation, headBucket, listBuckets } from './operations/buckets';
 import type { BucketContext, RequestContext } from './operations/context';
 import { getObject } from './operations/get-object';
 import { listObjects, listParams } from './operations/list-objects';
+import { copyObject, parseCopySource } from './operations/copy-object';
 import { deleteObject } from './operations/delete-object';
 import { putObject } from './operations/put-object';
 import { Query } from './query';
@@ -97,6 +98,8 @@ export class Gateway {
       case 'DeleteObject':
         authorize(ctx, 'delete_object', op.key);
         return deleteObject(ctx, op.key);
+      case 'CopyObject':
+        return respond(await this.copy(ctx, op.key, op.copySource));
       case 'HeadBucket':
       case 'GetBucketLocation':
         authorizeBucket(ctx, 'list_bucket');
@@ -107,6 +110,20 @@ export class Gateway {
         else authorizeBucket(ctx, ACTION_OF[op.name]);
         throw notImplemented(op.name);
     }
+  }
+
+  /**
+   * CopyObject (spec rules 4-5): the source is a read (`get_object_version` when it names a version; never
+   * anonymous), the destination a write; an unknown source bucket is NoSuchBucket.
+   */
+  private async copy(ctx: BucketContext, key: string, copySource: string): Promise<ProxyResponse> {
+    if (ctx.identity.principal.type === 'anonymous') throw accessDenied();
+    const source = parseCopySource(copySource);
+    const sourceBucket = this.config.buckets.get(source.bucket);
+    if (!sourceBucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: source.bucket });
+    authorize({ ...ctx, bucket: sourceBucket }, source.versionId === undefined ? 'get_object' : 'get_object_version', source.key);
+    authorize(ctx, 'put_object', key);
+    return copyObject(ctx, key, source, sourceBucket);
   }
 
   private createStore(bucket: Bucket, client: BackendClient): ObjectStore {
