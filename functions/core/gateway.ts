@@ -12,6 +12,7 @@ import { getObject } from './operations/get-object';
 import { listObjects, listParams } from './operations/list-objects';
 import { copyObject, parseCopySource } from './operations/copy-object';
 import { deleteObject } from './operations/delete-object';
+import { deleteObjects } from './operations/delete-objects';
 import { putObject } from './operations/put-object';
 import { Query } from './query';
 import { errorResponse } from './responses';
@@ -100,6 +101,13 @@ export class Gateway {
         return deleteObject(ctx, op.key);
       case 'CopyObject':
         return respond(await this.copy(ctx, op.key, op.copySource));
+      case 'DeleteObjects': {
+        // Stage one: the caller may delete somewhere in the bucket; stage two is per key (spec rule 1).
+        const principal = ctx.identity.principal;
+        if (principal.type === 'anonymous') throw accessDenied();
+        authorizeBucket(ctx, 'delete_object');
+        return deleteObjects(ctx, (key) => isAllowed(principal.scopes, ctx.bucket.name, 'delete_object', key));
+      }
       case 'HeadBucket':
       case 'GetBucketLocation':
         authorizeBucket(ctx, 'list_bucket');

@@ -79,7 +79,8 @@ export async function readDocument(
   if (response.status !== 200) return { response: passThrough(response, body, requestId) };
   const doc = parseXml(utf8(body));
   const element = childOf(doc, root);
-  if (element !== undefined && typeof element !== 'string') return { document: element };
+  // An empty element (`<DeleteResult/>`, a quiet batch delete) parses as text.
+  if (element !== undefined) return { document: typeof element === 'string' ? {} : element };
   if (childOf(doc, 'Error') !== undefined) return { response: passThrough(response, body, requestId) };
   throw new S3Error('BadGateway', `The backend did not answer with ${root}`);
 }
