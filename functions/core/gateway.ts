@@ -10,9 +10,15 @@ import { bucketLocation, headBucket, listBuckets } from './operations/buckets';
 import type { BucketContext, RequestContext } from './operations/context';
 import { getObject } from './operations/get-object';
 import { listObjects, listParams } from './operations/list-objects';
+import { abortMultipartUpload } from './operations/abort-multipart-upload';
+import { completeMultipartUpload } from './operations/complete-multipart-upload';
 import { copyObject, parseCopySource } from './operations/copy-object';
+import { createMultipartUpload } from './operations/create-multipart-upload';
 import { deleteObject } from './operations/delete-object';
 import { deleteObjects } from './operations/delete-objects';
+import { listMultipartUploads, listUploadsParams } from './operations/list-multipart-uploads';
+import { listParts } from './operations/list-parts';
+import { uploadPart } from './operations/upload-part';
 import { putObject } from './operations/put-object';
 import { Query } from './query';
 import { errorResponse } from './responses';
@@ -108,15 +114,38 @@ export class Gateway {
         authorizeBucket(ctx, 'delete_object');
         return deleteObjects(ctx, (key) => isAllowed(principal.scopes, ctx.bucket.name, 'delete_object', key));
       }
+      case 'CreateMultipartUpload':
+        authorize(ctx, 'create_multipart_upload', op.key);
+        return respond(await createMultipartUpload(ctx, op.key));
+      case 'UploadPart':
+        authorize(ctx, 'upload_part', op.key);
+        return uploadPart(ctx, op.key, op.uploadId, op.partNumber);
+      case 'CompleteMultipartUpload':
+        authorize(ctx, 'complete_multipart_upload', op.key);
+        return completeMultipartUpload(ctx, op.key, op.uploadId);
+      case 'AbortMultipartUpload':
+        authorize(ctx, 'abort_multipart_upload', op.key);
+        return abortMultipartUpload(ctx, op.key, op.uploadId);
+      case 'ListParts':
+        // Uploads in progress are not part of the anonymous ListBucket grant.
+        if (ctx.identity.principal.type === 'anonymous') throw accessDenied();
+        authorize(ctx, 'list_bucket', op.key);
+        return respond(await listParts(ctx, op.key, op.uploadId));
+      case 'ListMultipartUploads': {
+        const principal = ctx.identity.principal;
+        if (principal.type === 'anonymous') throw accessDenied();
+        const params = listUploadsParams(ctx);
+        authorize(ctx, 'list_bucket', params.prefix);
+        return respond(await listMultipartUploads(ctx, params, principal.scopes));
+      }
       case 'HeadBucket':
       case 'GetBucketLocation':
         authorizeBucket(ctx, 'list_bucket');
         return respond(op.name === 'HeadBucket' ? headBucket(ctx.requestId) : bucketLocation(ctx.requestId));
-      default:
-        // Not built yet: still authorized first, so an anonymous write is AccessDenied rather than NotImplemented.
-        if ('key' in op) authorize(ctx, ACTION_OF[op.name], op.key);
-        else authorizeBucket(ctx, ACTION_OF[op.name]);
-        throw notImplemented(op.name);
+      default: {
+        const unrouted: never = op;
+        throw notImplemented((unrouted as BucketOperation).name);
+      }
     }
   }
 
@@ -146,25 +175,6 @@ export class Gateway {
     return new S3Store(backend, { client, now: this.now, credentials });
   }
 }
-
-/** The action each operation is authorized as (reads with a versionId are get_object_version). */
-const ACTION_OF: Record<BucketOperation['name'], Action> = {
-  GetObject: 'get_object',
-  HeadObject: 'head_object',
-  ListObjects: 'list_bucket',
-  HeadBucket: 'list_bucket',
-  GetBucketLocation: 'list_bucket',
-  ListMultipartUploads: 'list_bucket',
-  ListParts: 'list_bucket',
-  PutObject: 'put_object',
-  CopyObject: 'put_object',
-  DeleteObject: 'delete_object',
-  DeleteObjects: 'delete_object',
-  CreateMultipartUpload: 'create_multipart_upload',
-  UploadPart: 'upload_part',
-  CompleteMultipartUpload: 'complete_multipart_upload',
-  AbortMultipartUpload: 'abort_multipart_upload',
-};
 
 const ANONYMOUS_ACTIONS: readonly Action[] = ['get_object', 'head_object', 'list_bucket'];
 

@@ -238,4 +238,14 @@ describe.each(RUNTIMES)('upload limits: MAX_UPLOAD_BYTES=1024 (%s runtime)', (ru
     expect(errorCode(res.body)).toBe('EntityTooLarge');
     expect(await exists(direct('rgw'), 'data', 'limits/chunked.bin')).toBe(false);
   });
+
+  it('UploadPart and DeleteObjects are limited too', async () => {
+    const part = await rawRequest(gw.endpoint, { method: 'PUT', target: '/strict/limits/mp.bin?partNumber=1&uploadId=whatever', body: Buffer.alloc(2000) }, ADMIN);
+    expect(part.status).toBe(400);
+    expect(errorCode(part.body)).toBe('EntityTooLarge');
+    const keys = Array.from({ length: 40 }, (_, i) => `<Object><Key>limits/key-${i}</Key></Object>`).join('');
+    const del = await rawRequest(gw.endpoint, { method: 'POST', target: '/strict?delete', body: `<Delete>${keys}</Delete>` }, ADMIN);
+    expect(del.status).toBe(400);
+    expect(errorCode(del.body)).toBe('EntityTooLarge');
+  });
 });
