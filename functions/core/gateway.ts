@@ -111,20 +111,20 @@ export class Gateway {
         // Stage one: the caller may delete somewhere in the bucket; stage two is per key (spec rule 1).
         const principal = ctx.identity.principal;
         if (principal.type === 'anonymous') throw accessDenied();
-        authorizeBucket(ctx, 'delete_object');
+        authorizeBucket(ctx, ACTION_OF[op.name]);
         return deleteObjects(ctx, (key) => isAllowed(principal.scopes, ctx.bucket.name, 'delete_object', key));
       }
       case 'CreateMultipartUpload':
-        authorize(ctx, 'create_multipart_upload', op.key);
+        authorize(ctx, ACTION_OF[op.name], op.key);
         return respond(await createMultipartUpload(ctx, op.key));
       case 'UploadPart':
-        authorize(ctx, 'upload_part', op.key);
+        authorize(ctx, ACTION_OF[op.name], op.key);
         return uploadPart(ctx, op.key, op.uploadId, op.partNumber);
       case 'CompleteMultipartUpload':
-        authorize(ctx, 'complete_multipart_upload', op.key);
+        authorize(ctx, ACTION_OF[op.name], op.key);
         return completeMultipartUpload(ctx, op.key, op.uploadId);
       case 'AbortMultipartUpload':
-        authorize(ctx, 'abort_multipart_upload', op.key);
+        authorize(ctx, ACTION_OF[op.name], op.key);
         return abortMultipartUpload(ctx, op.key, op.uploadId);
       case 'ListParts':
         // Uploads in progress are not part of the anonymous ListBucket grant.
@@ -175,6 +175,25 @@ export class Gateway {
     return new S3Store(backend, { client, now: this.now, credentials });
   }
 }
+
+/** The action each operation is authorized as (reads with a versionId are get_object_version). */
+const ACTION_OF: Record<BucketOperation['name'], Action> = {
+  GetObject: 'get_object',
+  HeadObject: 'head_object',
+  ListObjects: 'list_bucket',
+  HeadBucket: 'list_bucket',
+  GetBucketLocation: 'list_bucket',
+  ListMultipartUploads: 'list_bucket',
+  ListParts: 'list_bucket',
+  PutObject: 'put_object',
+  CopyObject: 'put_object',
+  DeleteObject: 'delete_object',
+  DeleteObjects: 'delete_object',
+  CreateMultipartUpload: 'create_multipart_upload',
+  UploadPart: 'upload_part',
+  CompleteMultipartUpload: 'complete_multipart_upload',
+  AbortMultipartUpload: 'abort_multipart_upload',
+};
 
 const ANONYMOUS_ACTIONS: readonly Action[] = ['get_object', 'head_object', 'list_bucket'];
 

@@ -163,7 +163,7 @@ result = s3.head_object(Bucket='strict', Key='${key}')['ETag']`);
       const mine = await admin.send(new CreateMultipartUploadCommand({ Bucket: 'strict', Key: `uploads/${runtime}/abort-me.bin` }));
       const other = await admin.send(new CreateMultipartUploadCommand({ Bucket: 'strict', Key: `secret/${runtime}/hidden.bin` }));
       const writer = jsClient(gw.endpoint, WRITER);
-      const seen = await writer.send(new ListMultipartUploadsCommand({ Bucket: 'strict', Prefix: 'uploads/' }));
+      const seen = await writer.send(new ListMultipartUploadsCommand({ Bucket: 'strict', Prefix: `uploads/${runtime}/` }));
       expect(seen.Uploads?.map((u) => u.Key)).toEqual([`uploads/${runtime}/abort-me.bin`]);
       expect(await codeOf(writer.send(new ListMultipartUploadsCommand({ Bucket: 'strict', Prefix: 'secret/' })))).toBe('AccessDenied');
       await writer.send(new AbortMultipartUploadCommand({ Bucket: 'strict', Key: `uploads/${runtime}/abort-me.bin`, UploadId: mine.UploadId }));
@@ -206,6 +206,7 @@ result = s3.head_object(Bucket='strict', Key='${key}')['ETag']`);
       const res = await rawRequest(gw.endpoint, { method: 'POST', target: `/strict/uploads/${runtime}/invalid-part.bin?uploadId=${encodeURIComponent(created.UploadId ?? '')}`, body }, ADMIN);
       expect(res.status).toBe(400);
       expect(errorCode(res.body)).toBe('InvalidPart');
+      await admin.send(new AbortMultipartUploadCommand({ Bucket: 'strict', Key: `uploads/${runtime}/invalid-part.bin`, UploadId: created.UploadId }));
     });
 
     it('malformed Complete bodies are MalformedXML; part numbers outside 1-10000 are InvalidArgument', async () => {
