@@ -200,6 +200,17 @@ result = s3.head_object(Bucket='strict', Key='${key}')['ETag']`);
       }
     });
 
+    it('a whole-object x-amz-checksum-* header on Complete is not taken for the part list\'s', async () => {
+      const key = `uploads/${runtime}/full-object-checksum.bin`;
+      const created = await admin.send(new CreateMultipartUploadCommand({ Bucket: 'strict', Key: key }));
+      const uploaded = await admin.send(new UploadPartCommand({ Bucket: 'strict', Key: key, UploadId: created.UploadId, PartNumber: 1, Body: 'single part' }));
+      const body = `<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>${uploaded.ETag}</ETag></Part></CompleteMultipartUpload>`;
+      const target = `/strict/${key}?uploadId=${encodeURIComponent(created.UploadId ?? '')}`;
+      const res = await rawRequest(gw.endpoint, { method: 'POST', target, headers: { 'x-amz-checksum-crc32': 'AAAAAA==', 'x-amz-checksum-type': 'FULL_OBJECT' }, body }, ADMIN);
+      expect(res.status).toBe(200);
+      expect(await readBytes(rgw(), 'data', key)).toEqual(Buffer.from('single part'));
+    });
+
     it('a wrong part ETag is the backend\'s InvalidPart, passed through', async () => {
       const created = await admin.send(new CreateMultipartUploadCommand({ Bucket: 'strict', Key: `uploads/${runtime}/invalid-part.bin` }));
       const body = '<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"00"</ETag></Part></CompleteMultipartUpload>';
