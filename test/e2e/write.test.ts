@@ -142,6 +142,15 @@ result = [s3.get_object(Bucket='strict', Key='${key}')['Body'].read().decode(), 
       expect(await readText(direct('rgw'), 'data', `uploads/${runtime}/ok.txt`)).toBe('ok');
     });
 
+    it('a presigned PUT (boto3) streams the body untouched', async () => {
+      const url = (await boto3('boto3-new', gw.endpoint, ADMIN, `
+s3 = boto3.client('s3', endpoint_url=s3.meta.endpoint_url, region_name='us-east-1', config=Config(signature_version='s3v4', s3={'addressing_style': 'path'}))
+result = s3.generate_presigned_url('put_object', Params={'Bucket': 'strict', 'Key': 'presigned/${runtime}.bin'}, ExpiresIn=300)`)) as string;
+      const res = await fetch(url, { method: 'PUT', body: KIB });
+      expect(res.status).toBe(200);
+      expect((await readBytes(direct('rgw'), 'data', `presigned/${runtime}.bin`)).equals(KIB)).toBe(true);
+    });
+
     it('maps keys under backend_prefix', async () => {
       await admin.send(new PutObjectCommand({ Bucket: 'tenant', Key: `${runtime}/in-tenant.txt`, Body: 'tenant data' }));
       expect(await readText(direct('rgw'), 'data', `tenant-a/${runtime}/in-tenant.txt`)).toBe('tenant data');
