@@ -3,7 +3,7 @@
  * each chunk's signature chains from the previous one, seeded by the request's own signature, and a signed
  * trailer is chained from the final (empty) chunk's.
  */
-import { hmac, sha256Hex, toHex, type CryptoKey } from '../sigv4';
+import { hmac, sha256Hex, toHex, type HmacKey } from '../sigv4';
 
 /** SHA-256 of the empty string, which every chunk string-to-sign carries in place of headers. */
 export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -11,7 +11,7 @@ export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca49
 /** What chunk signatures are derived from: the verified request signature and its key, scope and date. */
 export interface ChunkSigningSeed {
   readonly signature: string;
-  readonly signingKey: CryptoKey;
+  readonly signingKey: HmacKey;
   readonly scope: string;
   readonly amzDate: string;
 }

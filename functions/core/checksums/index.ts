@@ -12,7 +12,7 @@ export { Crc32, Crc32c } from './crc32';
 export { Crc64Nvme } from './crc64nvme';
 export { Md5 } from './md5';
 export { Sha1 } from './sha1';
-export { Sha256 } from './sha256';
+export { HmacSha256, Sha256 } from './sha256';
 
 /** An incremental digest. */
 export interface Digest {
