@@ -124,7 +124,7 @@ export class Gateway {
   private async dispatchS3(request: ProxyRequest, query: Query): Promise<Dispatch> {
     const operation = routeS3(request.method, request.rawPath, query, request.headers);
     const identity = await authenticate(request, this.config, this.now(), this.unseal);
-    const ctx: RequestContext = { request, query, identity, config: this.config, requestId: request.requestId, signal: request.signal };
+    const ctx: RequestContext = { request, query, identity, config: this.config, requestId: request.requestId };
     if (operation.name === 'ListBuckets') {
       if (identity.principal.type === 'anonymous') throw accessDenied();
       return respond(listBuckets(this.config, request.requestId, this.createdAt));

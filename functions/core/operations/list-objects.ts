@@ -10,7 +10,7 @@ import type { BucketContext } from './context';
 
 /** ListObjects (V1) and ListObjectsV2 as the gateway's own XML, with the virtual bucket's name. */
 export async function listObjects(ctx: BucketContext, version: 1 | 2, params: ListParams, scopes?: readonly Scope[]): Promise<ProxyResponse> {
-  const page = await ctx.store.list(params, ctx.signal);
+  const page = await ctx.store.list(params, ctx.request.signal);
   const visible = scopes ? onlyAllowed(page, scopes, ctx.bucket.name) : page;
   const encode: Encode = ctx.query.get('encoding-type') === 'url' ? (s) => encodeKey(s) : identity;
   const body = version === 2 ? v2Body(params, visible, encode) : v1Body(params, visible, encode);
