@@ -60,6 +60,11 @@ export interface GatewayOptions {
    * before it starts (its OIDC issuer). Get one from `freePort()`.
    */
   readonly port?: number;
+  /**
+   * Run this esbuild bundle of the runtime's entry (`npm run build`) with plain node instead of the
+   * TypeScript entry under tsx, as a deployment would: benchmarks measure that.
+   */
+  readonly bundle?: string;
 }
 
 /** A loopback port that was free a moment ago (the OS may hand it out again, so use it promptly). */
@@ -81,7 +86,8 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
   const dir = mkdtempSync(join(tmpdir(), 'gateway-'));
   const configPath = join(dir, 'proxy.toml');
   writeFileSync(configPath, options.config);
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY[runtime]], {
+  const args = options.bundle ? ['--enable-source-maps', options.bundle] : ['--import', 'tsx', ENTRY[runtime]];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env, CONFIG_PATH: configPath, HOST: '127.0.0.1', PORT: String(options.port ?? 0) },
     stdio: ['ignore', 'pipe', 'pipe'],
