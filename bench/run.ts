@@ -123,7 +123,8 @@ async function rssDuring(gw: RunningGateway, spec: LoadSpec): Promise<{ baseline
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   chmodSync(dir, 0o755); // nginx workers run as an unprivileged user and must read the files
-  const rgw = await startRgw();
+  // memstore keeps objects in RAM, 1 GiB by default: the scenarios write several GiB (a full store stops reading).
+  const rgw = await startRgw({ extraConf: { 'memstore device bytes': String(8 * 1024 * MiB) } });
   let nginx: Nginx | undefined;
   const gateways: RunningGateway[] = [];
   try {

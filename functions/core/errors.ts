@@ -28,6 +28,7 @@ export const S3_ERROR_STATUS = {
   NoSuchUpload: 404,
   NotImplemented: 501,
   PreconditionFailed: 412,
+  RequestTimeout: 400,
   RequestTimeTooSkewed: 403,
   ServiceUnavailable: 503,
   SignatureDoesNotMatch: 403,

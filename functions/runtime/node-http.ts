@@ -13,8 +13,8 @@ const agents = {
   'https:': new https.Agent({ keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 64 }),
 };
 
-/** Idle time on a backend socket after which the request fails with 504. */
-const IDLE_TIMEOUT_MS = 120_000;
+/** Idle time on a backend socket, or of a streamed upload body, after which the request fails. */
+const IDLE_TIMEOUT_MS = Number(process.env.GATEWAY_IDLE_TIMEOUT_MS) || 120_000;
 
 /**
  * Sends one backend request. `body` is the client's body as a Node stream when the request says `'client'`.
@@ -64,9 +64,38 @@ export function sendNode(
         bodyError = err;
         req.destroy(err);
       });
+      watchBodyProgress(source, req);
       source.pipe(req);
     }
   });
+}
+
+/**
+ * Fails an upload whose body stops moving for IDLE_TIMEOUT_MS before the backend answers. The socket's own
+ * idle timeout does not fire while a write is pending, so a backend that stops reading (a full store) or a
+ * client that stops sending would otherwise hold the request forever. Which side stalled decides the answer:
+ * the backend not draining is 504, the client not sending is S3's 400 RequestTimeout.
+ */
+function watchBodyProgress(source: Readable, req: http.ClientRequest): void {
+  let last = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const check = (): void => {
+    const idle = Date.now() - last;
+    if (idle < IDLE_TIMEOUT_MS) {
+      timer = setTimeout(check, IDLE_TIMEOUT_MS - idle);
+      return;
+    }
+    req.destroy(
+      req.writableNeedDrain
+        ? new S3Error('GatewayTimeout', 'The backend stopped reading the request body')
+        : new S3Error('RequestTimeout', 'Your socket connection to the server was not read from or written to within the timeout period.'),
+    );
+  };
+  timer = setTimeout(check, IDLE_TIMEOUT_MS);
+  source.on('data', () => (last = Date.now()));
+  const stop = (): void => clearTimeout(timer);
+  req.once('response', stop);
+  req.once('close', stop);
 }
 
 /** A BackendClient for the core, built on sendNode; the core never streams the client's body through it. */

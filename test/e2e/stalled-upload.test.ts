@@ -1,0 +1,75 @@
+import net from 'node:net';
+import { createBucket, startRgw, type Rgw } from '../support/rgw';
+import { startGateway, type RunningGateway } from '../support/gateway';
+import { rawRequest } from '../support/raw-request';
+
+/**
+ * An upload whose body stops moving never holds a request forever: the Node server fails it after the idle
+ * timeout (shortened here through GATEWAY_IDLE_TIMEOUT_MS) with S3's 400 RequestTimeout, and the backend
+ * (Ceph RGW, which commits only complete bodies) holds nothing. (On Lambda the platform buffers the whole body before the function runs.)
+ */
+let backend: Rgw;
+let gw: RunningGateway;
+
+beforeAll(async () => {
+  backend = await startRgw();
+  await createBucket(backend, 'uploads');
+  gw = await startGateway('node', {
+    config: `
+[[buckets]]
+name = "up"
+backend_type = "s3"
+[buckets.backend_options]
+endpoint = "${backend.endpoint}"
+bucket_name = "uploads"
+access_key_id = "${backend.accessKeyId}"
+secret_access_key = "${backend.secretAccessKey}"
+
+[[credentials]]
+access_key_id = "WRITERKEY00000000000"
+secret_access_key = "writer/secret/key/000000000000000000000"
+[[credentials.allowed_scopes]]
+bucket = "up"
+prefixes = []
+actions = ["put_object", "get_object"]
+`,
+    env: { GATEWAY_IDLE_TIMEOUT_MS: '1500' },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await gw?.stop();
+  await backend?.stop();
+});
+
+it('answers 400 RequestTimeout when the client stops sending mid-body, and stores nothing', async () => {
+  const { signRequest } = await import('../../functions/core/sigv4');
+  const url = `${gw.endpoint}/up/stalled.bin`;
+  const headers = await signRequest({
+    method: 'PUT',
+    url,
+    headers: { 'content-length': '1048576' },
+    payloadHash: 'UNSIGNED-PAYLOAD',
+    credentials: { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' },
+    region: 'us-east-1',
+    service: 's3',
+    now: Date.now(),
+  });
+  const { port } = new URL(gw.endpoint);
+  const answer = await new Promise<string>((resolve) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () => {
+      const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+      socket.write(`PUT /up/stalled.bin HTTP/1.1\r\n${head}\r\n\r\n`);
+      socket.write(Buffer.alloc(512 * 1024, 'x')); // half the declared body, then silence
+    });
+    let received = '';
+    socket.on('data', (c: Buffer) => (received += c.toString()));
+    socket.on('close', () => resolve(received));
+    socket.on('error', () => resolve(received));
+    setTimeout(() => socket.destroy(), 15_000);
+  });
+  expect(answer).toMatch(/^HTTP\/1\.1 400/);
+  expect(answer).toContain('<Code>RequestTimeout</Code>');
+  const read = await rawRequest(gw.endpoint, { method: 'GET', target: '/up/stalled.bin' }, { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' });
+  expect(read.status).toBe(404);
+}, 30_000);
