@@ -25,7 +25,8 @@ let gateway: Promise<Gateway> | undefined;
 function isolateGateway(bindings: EdgeBindings): Promise<Gateway> {
   gateway ??= build(bindings).catch((err: unknown) => {
     gateway = undefined;
-    console.error(JSON.stringify({ time: new Date().toISOString(), message: 'gateway start failed', error: err instanceof ConfigError ? err.message : describeError(err) }));
+    // A ConfigError lists every problem, one per line, as the Node server prints it; it names fields, never values.
+    console.error(err instanceof ConfigError ? err.message : JSON.stringify({ time: new Date().toISOString(), message: 'gateway start failed', error: describeError(err) }));
     throw err;
   });
   return gateway;

@@ -6,7 +6,7 @@
  */
 import { build, type Plugin } from 'esbuild';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '..');
 export const EDGE_ENTRY = resolve(ROOT, 'functions/edge-worker.ts');
@@ -35,7 +35,7 @@ export async function buildEdge(options: EdgeBuildOptions): Promise<string> {
     legalComments: 'none',
     write: options.outfile !== undefined,
     outfile: options.outfile ?? 'worker.js',
-    plugins: [bundledConfig(options.configPath)],
+    plugins: [bundledConfig(options.configPath), sdkXmlParser()],
     logLevel: 'silent',
   });
   if (options.outfile !== undefined) return readFileSync(options.outfile, 'utf8');
@@ -55,6 +55,21 @@ function bundledConfig(configPath: string): Plugin {
           return { errors: [{ text: `cannot read ${args.path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` }] };
         }
       });
+    },
+  };
+}
+
+/**
+ * The SDK's browser build parses XML with DOMParser, which Workers do not have (the STS answer would fail
+ * with a ReferenceError); its other build's parser is plain JavaScript, so the bundle takes that one.
+ */
+function sdkXmlParser(): Plugin {
+  return {
+    name: 'sdk-xml-parser',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/xml-parser$/ }, (args) =>
+        /[\\/]@aws-sdk[\\/]xml-builder[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), 'xml-parser.js') } : undefined,
+      );
     },
   };
 }

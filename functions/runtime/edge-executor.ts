@@ -68,11 +68,22 @@ function complete(request: ProxyRequest, response: ProxyResponse): EdgeExchange 
 }
 
 /**
- * Workers' IdentityTransformStream: a byte pipe the runtime pumps natively, with backpressure, instead of
- * passing every chunk through JavaScript. The standard TransformStream elsewhere.
+ * Workers' byte pipes, pumped natively with backpressure instead of passing every chunk through JavaScript:
+ * FixedLengthStream when the length is known (the response then carries Content-Length, which a pipe of
+ * unknown length would turn into chunked encoding), IdentityTransformStream otherwise. The standard
+ * TransformStream elsewhere.
  */
-type IdentityTransformStreamConstructor = new () => TransformStream<Uint8Array, Uint8Array>;
-const platform = globalThis as typeof globalThis & { IdentityTransformStream?: IdentityTransformStreamConstructor };
+type PipeConstructor<A extends unknown[]> = new (...args: A) => TransformStream<Uint8Array, Uint8Array>;
+const platform = globalThis as typeof globalThis & {
+  IdentityTransformStream?: PipeConstructor<[]>;
+  FixedLengthStream?: PipeConstructor<[length: number]>;
+};
+
+function pipeFor(headers: HeaderMap): TransformStream<Uint8Array, Uint8Array> {
+  const declared = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-length')?.[1];
+  if (declared !== undefined && /^\d+$/.test(declared) && platform.FixedLengthStream) return new platform.FixedLengthStream(Number(declared));
+  return platform.IdentityTransformStream ? new platform.IdentityTransformStream() : new TransformStream<Uint8Array, Uint8Array>();
+}
 
 /**
  * Streams `body` to the client through a pipe whose end is observed, so the access log knows whether the
@@ -83,7 +94,7 @@ function stream(request: ProxyRequest, body: ReadableStream<Uint8Array> | null, 
     void body?.cancel().catch(() => undefined);
     return { response: toResponse(request, status, headers, null), settled: Promise.resolve({ status }) };
   }
-  const pipe = platform.IdentityTransformStream ? new platform.IdentityTransformStream() : new TransformStream<Uint8Array, Uint8Array>();
+  const pipe = pipeFor(headers);
   const settled = body.pipeTo(pipe.writable).then(
     (): ExchangeResult => ({ status }),
     // The status line is gone: a truncated body is the only way left to signal the failure.

@@ -36,8 +36,20 @@ export function edgeHandler(load: EdgeGatewayLoader, log: (line: string) => void
       return new Response(proxyRequest.method === 'HEAD' ? null : failure.body, { status: failure.status, headers: failure.headers });
     }
     const exchange = await execute(gateway, proxyRequest, () => request.body);
+    discardUnread(request, ctx);
     const ray = request.headers.get('cf-ray');
     ctx.waitUntil(exchange.settled.then((result) => log(accessLogLine(proxyRequest, result, started, ray ? { ray } : {}))));
     return exchange.response;
   };
+}
+
+/**
+ * A body the exchange never read (a refused upload) is read to its end and dropped while the response goes
+ * out, as the Node server does: the runtime would otherwise reset the connection under a client that is
+ * still sending, which then never sees the answer.
+ */
+function discardUnread(request: Request, ctx: EdgeContext): void {
+  const body = request.body;
+  if (body === null || request.bodyUsed || body.locked) return;
+  ctx.waitUntil(body.pipeTo(new WritableStream<Uint8Array>()).catch(() => undefined));
 }
