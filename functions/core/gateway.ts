@@ -17,7 +17,16 @@ import type { BucketContext, RequestContext } from './operations/context';
 import { getObject } from './operations/get-object';
 import { listMapped } from './operations/list-mapped';
 import { listObjects, listParams } from './operations/list-objects';
-import { deleteObject, putObject } from './operations/put-object';
+import { abortMultipartUpload } from './operations/abort-multipart-upload';
+import { completeMultipartUpload } from './operations/complete-multipart-upload';
+import { copyObject, parseCopySource } from './operations/copy-object';
+import { createMultipartUpload } from './operations/create-multipart-upload';
+import { deleteObject } from './operations/delete-object';
+import { deleteObjects } from './operations/delete-objects';
+import { listMultipartUploads, listUploadsParams } from './operations/list-multipart-uploads';
+import { listParts } from './operations/list-parts';
+import { uploadPart } from './operations/upload-part';
+import { putObject } from './operations/put-object';
 import { PathMapper, prefixLevelUnsupported, type MappedOperation } from './path-mapping';
 import { Query } from './query';
 import { errorResponse } from './responses';
@@ -165,16 +174,62 @@ export class Gateway {
       case 'DeleteObject':
         authorize(ctx, 'delete_object', op.key);
         return deleteObject(ctx, op.key);
+      case 'CopyObject':
+        return respond(await this.copy(ctx, op.key, op.copySource));
+      case 'DeleteObjects': {
+        // Stage one: the caller may delete somewhere in the bucket; stage two is per key (spec rule 1).
+        const principal = ctx.identity.principal;
+        if (principal.type === 'anonymous') throw accessDenied();
+        authorizeBucket(ctx, ACTION_OF[op.name]);
+        return deleteObjects(ctx, (key) => isAllowed(principal.scopes, ctx.bucket.name, 'delete_object', key));
+      }
+      case 'CreateMultipartUpload':
+        authorize(ctx, ACTION_OF[op.name], op.key);
+        return respond(await createMultipartUpload(ctx, op.key));
+      case 'UploadPart':
+        authorize(ctx, ACTION_OF[op.name], op.key);
+        return uploadPart(ctx, op.key, op.uploadId, op.partNumber);
+      case 'CompleteMultipartUpload':
+        authorize(ctx, ACTION_OF[op.name], op.key);
+        return completeMultipartUpload(ctx, op.key, op.uploadId);
+      case 'AbortMultipartUpload':
+        authorize(ctx, ACTION_OF[op.name], op.key);
+        return abortMultipartUpload(ctx, op.key, op.uploadId);
+      case 'ListParts':
+        // Uploads in progress are not part of the anonymous ListBucket grant.
+        if (ctx.identity.principal.type === 'anonymous') throw accessDenied();
+        authorize(ctx, 'list_bucket', op.key);
+        return respond(await listParts(ctx, op.key, op.uploadId));
+      case 'ListMultipartUploads': {
+        const principal = ctx.identity.principal;
+        if (principal.type === 'anonymous') throw accessDenied();
+        const params = listUploadsParams(ctx);
+        authorize(ctx, 'list_bucket', params.prefix);
+        return respond(await listMultipartUploads(ctx, params, principal.scopes));
+      }
       case 'HeadBucket':
       case 'GetBucketLocation':
         authorizeBucket(ctx, 'list_bucket');
         return respond(op.name === 'HeadBucket' ? headBucket(ctx.requestId) : bucketLocation(ctx.requestId));
-      default:
-        // Not built yet: still authorized first, so an anonymous write is AccessDenied rather than NotImplemented.
-        if ('key' in op) authorize(ctx, ACTION_OF[op.name], op.key);
-        else authorizeBucket(ctx, ACTION_OF[op.name]);
-        throw notImplemented(op.name);
+      default: {
+        const unrouted: never = op;
+        throw notImplemented((unrouted as BucketOperation).name);
+      }
     }
+  }
+
+  /**
+   * CopyObject (spec rules 4-5): the source is a read (`get_object_version` when it names a version; never
+   * anonymous), the destination a write; an unknown source bucket is NoSuchBucket.
+   */
+  private async copy(ctx: BucketContext, key: string, copySource: string): Promise<ProxyResponse> {
+    if (ctx.identity.principal.type === 'anonymous') throw accessDenied();
+    const source = parseCopySource(copySource);
+    const sourceBucket = this.config.buckets.get(source.bucket);
+    if (!sourceBucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: source.bucket });
+    authorize({ ...ctx, bucket: sourceBucket }, source.versionId === undefined ? 'get_object' : 'get_object_version', source.key);
+    authorize(ctx, 'put_object', key);
+    return copyObject(ctx, key, source, sourceBucket);
   }
 
   /**

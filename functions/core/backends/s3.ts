@@ -1,8 +1,8 @@
 import type { S3Backend } from '../config/types';
 import { S3Error, S3_ERROR_STATUS, type S3ErrorCode } from '../errors';
-import type { Forward, HeaderMap } from '../http';
+import type { BackendResponse, Forward, HeaderMap } from '../http';
 import { encodeKey } from '../keys';
-import { signRequest } from '../sigv4';
+import { sha256Hex, signRequest } from '../sigv4';
 import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
 import {
   passThroughHeaders,
@@ -33,12 +33,44 @@ export class S3Store implements ObjectStore {
 
   async forwardObject(request: ObjectRequest): Promise<Forward> {
     const url = this.url(request.key, request.query);
-    const headers = await this.sign(request.method, url, request.headers, UNSIGNED_PAYLOAD);
+    const headers = await this.sign(request.method, url, request.headers, request.payloadHash ?? UNSIGNED_PAYLOAD);
     return {
       kind: 'forward',
       request: { method: request.method, url, headers, body: request.body ?? null },
       respond: (status, responseHeaders) => ({ status, headers: passThroughHeaders(responseHeaders, request.requestId) }),
     };
+  }
+
+  /** Where this store writes: copy compares endpoints and regions, and addresses sources by backend bucket and key. */
+  get target(): S3Backend {
+    return this.backend;
+  }
+
+  /** The backend key of a virtual key (under `backend_prefix`). */
+  backendKey(key: string): string {
+    return this.backend.backendPrefix + key;
+  }
+
+  /** The virtual key of a backend key, or undefined when it lies outside `backend_prefix`. */
+  virtualKey(backendKey: string): string | undefined {
+    const prefix = this.backend.backendPrefix;
+    return backendKey.startsWith(prefix) ? backendKey.slice(prefix.length) : undefined;
+  }
+
+  /**
+   * Signs and sends a request whose answer the core reads itself (copy, multipart control, batch delete).
+   * A body is small and in hand: it is signed with its SHA-256 and sent with its length.
+   */
+  async send(request: StoreRequest, signal?: AbortSignal): Promise<BackendResponse> {
+    const url = this.url(request.key, request.query);
+    const headers: HeaderMap = { ...request.headers };
+    let payloadHash = EMPTY_SHA256;
+    if (request.body !== undefined) {
+      headers['content-length'] = String(request.body.length);
+      payloadHash = await sha256Hex(request.body);
+    }
+    const signed = await this.sign(request.method, url, headers, payloadHash);
+    return this.deps.client({ method: request.method, url, headers: signed, body: request.body ?? null }, signal);
   }
 
   async list(params: ListParams, signal?: AbortSignal): Promise<ListPage> {
@@ -78,6 +110,17 @@ export class S3Store implements ObjectStore {
       now: this.deps.now(),
     });
   }
+}
+
+/** A request the core sends to an S3 backend and reads the answer of. */
+export interface StoreRequest {
+  readonly method: 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE';
+  /** Virtual key (mapped under `backend_prefix`); the bucket itself when undefined. */
+  readonly key?: string;
+  readonly query?: Readonly<Record<string, string>>;
+  /** Headers to sign and send; names lower-case. */
+  readonly headers: HeaderMap;
+  readonly body?: Uint8Array;
 }
 
 /** A backend listing with keys URL-decoded and the backend prefix stripped. */

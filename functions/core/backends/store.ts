@@ -19,7 +19,13 @@ export interface ObjectRequest {
   readonly query?: Readonly<Record<string, string>>;
   /** Request headers to pass on; names lower-case. */
   readonly headers: HeaderMap;
-  readonly body?: 'client' | ReadableStream<Uint8Array> | null;
+  /**
+   * `'client'`: the client's body as received; a stream: a body the core checks or decodes on the way (an
+   * error aborts the backend request); bytes: a body already in hand.
+   */
+  readonly body?: 'client' | ReadableStream<Uint8Array> | Uint8Array | null;
+  /** Hex SHA-256 of the body when the core knows it (a client-signed hash it verifies); default unsigned. */
+  readonly payloadHash?: string;
   /** Client-facing request id stamped on the forwarded response. */
   readonly requestId: string;
 }

@@ -9,8 +9,8 @@ export {
 } from './canonical';
 export type { CanonicalRequestParts } from './canonical';
 export { formatAmzDate, httpDateToAmzDate, parseAmzDate } from './dates';
-export { hmac, importHmacKey, sha256Hex, timingSafeEqual, toHex, uriEncode } from './encoding';
-export type { CryptoKey } from './encoding';
+export { hmac, importHmacKey, sha256Hex, sha256HexSync, timingSafeEqual, toHex, uriEncode } from './encoding';
+export type { CryptoKey, HmacKey } from './encoding';
 export {
   MAX_PRESIGNED_EXPIRES_SECONDS,
   authKind,

@@ -4,7 +4,7 @@
  */
 import { UNSIGNED_PAYLOAD, canonicalHeaders, canonicalQuery, canonicalRequest } from './canonical';
 import { formatAmzDate } from './dates';
-import { hmac, sha256Hex, toHex, uriEncode } from './encoding';
+import { hmac, sha256HexSync, toHex, uriEncode } from './encoding';
 import { MAX_PRESIGNED_EXPIRES_SECONDS } from './parse';
 import { signingKey } from './signing-key';
 import { ALGORITHM, credentialScope, stringToSign } from './string-to-sign';
@@ -91,9 +91,9 @@ function lowerCaseHeaders(headers: Readonly<Record<string, string>>): Record<str
 /** The hex signature of a canonical request; the signing key comes from the shared cache. */
 async function signCanonical(input: SigningScope, amzDate: string, canonical: string): Promise<string> {
   const date = amzDate.slice(0, 8);
-  const key = await signingKey(input.credentials.secretAccessKey, date, input.region, input.service);
-  const toSign = stringToSign(amzDate, credentialScope(date, input.region, input.service), await sha256Hex(canonical));
-  return toHex(await hmac(key, toSign));
+  const key = signingKey(input.credentials.secretAccessKey, date, input.region, input.service);
+  const toSign = stringToSign(amzDate, credentialScope(date, input.region, input.service), sha256HexSync(canonical));
+  return toHex(hmac(key, toSign));
 }
 
 /**

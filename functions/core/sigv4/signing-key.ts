@@ -1,32 +1,30 @@
 /**
  * The SigV4 signing key, derived by four chained HMACs from the secret. It only changes with the day, so
- * verification keeps it, as an imported CryptoKey, and each request then costs one HMAC instead of five
- * imports and five HMACs.
+ * verification keeps it, with its HMAC pads precomputed, and each request then costs one HMAC instead of five.
  */
-import { hmac, importHmacKey, type CryptoKey } from './encoding';
+import { hmac, importHmacKey, type HmacKey } from './encoding';
 import { SCOPE_TERMINATOR } from './string-to-sign';
 
 /** Enough for every active key of a busy gateway on two days around midnight; old entries are dropped. */
 const MAX_CACHED_KEYS = 256;
 
 /** Least recently used first (Map keeps insertion order and a hit is re-inserted). */
-const cache = new Map<string, Promise<CryptoKey>>();
+const cache = new Map<string, HmacKey>();
 
-async function derive(secret: string, date: string, region: string, service: string): Promise<CryptoKey> {
-  const kDate = await hmac(`AWS4${secret}`, date);
-  const kRegion = await hmac(kDate, region);
-  const kService = await hmac(kRegion, service);
-  return importHmacKey(await hmac(kService, SCOPE_TERMINATOR));
+function derive(secret: string, date: string, region: string, service: string): HmacKey {
+  const kDate = hmac(`AWS4${secret}`, date);
+  const kRegion = hmac(kDate, region);
+  const kService = hmac(kRegion, service);
+  return importHmacKey(hmac(kService, SCOPE_TERMINATOR));
 }
 
 /**
- * The signing key for a secret and credential scope, from the cache when it was derived before. Concurrent
- * requests share one derivation (the promise is cached); a failed derivation is not kept.
+ * The signing key for a secret and credential scope, from the cache when it was derived before.
  *
  * @param date `YYYYMMDD`, the scope's date.
- * @example const key = await signingKey(secret, '20130524', 'us-east-1', 's3'); await hmac(key, stringToSign)
+ * @example const key = signingKey(secret, '20130524', 'us-east-1', 's3'); hmac(key, stringToSign)
  */
-export function signingKey(secret: string, date: string, region: string, service: string): Promise<CryptoKey> {
+export function signingKey(secret: string, date: string, region: string, service: string): HmacKey {
   // Date, region and service never contain a newline in a parsed scope, and the secret comes last, so two
   // different inputs cannot share an id unless the same secret is involved.
   const id = `${date}\n${region}\n${service}\n${secret}`;
@@ -37,9 +35,6 @@ export function signingKey(secret: string, date: string, region: string, service
     return cached;
   }
   const derived = derive(secret, date, region, service);
-  derived.catch(() => {
-    if (cache.get(id) === derived) cache.delete(id);
-  });
   if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value as string);
   cache.set(id, derived);
   return derived;

@@ -11,7 +11,7 @@ import {
   canonicalRequest,
 } from './canonical';
 import { parseAmzDate } from './dates';
-import { hmac, sha256Hex, timingSafeEqual, toHex, type CryptoKey } from './encoding';
+import { hmac, sha256HexSync, timingSafeEqual, toHex, type HmacKey } from './encoding';
 import type { SignedRequestInfo } from './parse';
 import { queryParam } from './query';
 import { signingKey } from './signing-key';
@@ -29,7 +29,7 @@ export interface SignableRequest {
 export interface VerifiedSignature {
   /** The request's signature: the seed of the first chunk's string to sign. */
   readonly signature: string;
-  readonly signingKey: CryptoKey;
+  readonly signingKey: HmacKey;
   /** `YYYYMMDD/region/service/aws4_request`. */
   readonly scope: string;
   /** `YYYYMMDDTHHMMSSZ`. */
@@ -88,12 +88,10 @@ export async function verifySignature(
       ? presignedPayloadHash(request.rawQuery)
       : options.payloadHash ?? headerPayloadHash(request.headers),
   });
-  // Started before hashing so a first-of-the-day key derivation overlaps the hash.
-  const keyPromise = signingKey(secretAccessKey, info.date, info.region, info.service);
+  const key = signingKey(secretAccessKey, info.date, info.region, info.service);
   const scope = credentialScope(info.date, info.region, info.service);
-  const toSign = stringToSign(info.amzDate, scope, await sha256Hex(canonical));
-  const key = await keyPromise;
-  const signature = toHex(await hmac(key, toSign));
+  const toSign = stringToSign(info.amzDate, scope, sha256HexSync(canonical));
+  const signature = toHex(hmac(key, toSign));
   if (!timingSafeEqual(signature, info.signature)) {
     throw new S3Error('SignatureDoesNotMatch', SIGNATURE_MISMATCH, {
       AWSAccessKeyId: info.accessKeyId,

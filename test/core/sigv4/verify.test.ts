@@ -1,5 +1,6 @@
 import { S3Error } from '../../../functions/core/errors';
-import { parseSignedRequest, presignUrl, signRequest, verifySignature, type SignableRequest } from '../../../functions/core/sigv4';
+import { createHmac } from 'node:crypto';
+import { hmac, parseSignedRequest, presignUrl, signRequest, toHex, verifySignature, type SignableRequest } from '../../../functions/core/sigv4';
 
 /** The example key and requests of the S3 SigV4 documentation (sig-v4-header-based-auth, query-string-auth). */
 const AKID = 'AKIAIOSFODNN7EXAMPLE';
@@ -61,7 +62,9 @@ describe('verifySignature with the AWS documentation examples', () => {
     expect(verified.signature).toBe('f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41');
     expect(verified.scope).toBe('20130524/us-east-1/s3/aws4_request');
     expect(verified.amzDate).toBe('20130524T000000Z');
-    expect(verified.signingKey.type).toBe('secret');
+    // The seed key is the scope's signing key, derived here independently with node:crypto.
+    const derived = ['20130524', 'us-east-1', 's3', 'aws4_request'].reduce<Buffer>((key, part) => createHmac('sha256', key).update(part).digest(), Buffer.from(`AWS4${SECRET}`));
+    expect(toHex(hmac(verified.signingKey, 'chunk'))).toBe(createHmac('sha256', derived).update('chunk').digest('hex'));
   });
 
   it('accepts the presigned GET', async () => {

@@ -1,0 +1,64 @@
+/**
+ * The checksums S3 accepts for a whole object (`x-amz-checksum-*`, in a header or an aws-chunked trailer) and
+ * the digests the gateway needs while a body streams. All incremental and runtime-agnostic.
+ */
+import { Crc32, Crc32c } from './crc32';
+import { Crc64Nvme } from './crc64nvme';
+import { Md5 } from './md5';
+import { Sha1 } from './sha1';
+import { Sha256 } from './sha256';
+
+export { Crc32, Crc32c } from './crc32';
+export { Crc64Nvme } from './crc64nvme';
+export { Md5 } from './md5';
+export { Sha1 } from './sha1';
+export { HmacSha256, Sha256 } from './sha256';
+
+/** An incremental digest. */
+export interface Digest {
+  update(data: Uint8Array): void;
+  digest(): Uint8Array;
+}
+
+/** S3's flexible checksum algorithms, by the suffix of their header (`x-amz-checksum-crc32`…). */
+export const CHECKSUM_ALGORITHMS = ['crc32', 'crc32c', 'crc64nvme', 'sha1', 'sha256'] as const;
+export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];
+
+const CHECKSUM_HEADER = /^x-amz-checksum-(crc32|crc32c|crc64nvme|sha1|sha256)$/;
+
+/** The algorithm a header such as `x-amz-checksum-crc32c` names, or undefined when it names none. */
+export function checksumAlgorithmOf(headerName: string): ChecksumAlgorithm | undefined {
+  const m = CHECKSUM_HEADER.exec(headerName.toLowerCase());
+  return m ? (m[1] as ChecksumAlgorithm) : undefined;
+}
+
+export function createDigest(algorithm: ChecksumAlgorithm | 'md5'): Digest {
+  switch (algorithm) {
+    case 'crc32':
+      return new Crc32();
+    case 'crc32c':
+      return new Crc32c();
+    case 'crc64nvme':
+      return new Crc64Nvme();
+    case 'sha1':
+      return new Sha1();
+    case 'sha256':
+      return new Sha256();
+    case 'md5':
+      return new Md5();
+  }
+}
+
+/** Standard base64 of bytes, the encoding of `x-amz-checksum-*` and `Content-MD5` values. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
+  return btoa(binary);
+}
+
+/** One-shot digest of bytes, base64-encoded. */
+export function base64Digest(algorithm: ChecksumAlgorithm | 'md5', data: Uint8Array): string {
+  const d = createDigest(algorithm);
+  d.update(data);
+  return toBase64(d.digest());
+}

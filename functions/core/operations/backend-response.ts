@@ -1,0 +1,112 @@
+/**
+ * Reading what an S3 backend answered to a request the core sent itself (copy, batch delete, multipart
+ * control), and answering the client with it: unchanged, or as a document rewritten into the virtual
+ * bucket's name and key space.
+ */
+import { S3Error, notImplemented } from '../errors';
+import { S3Store } from '../backends/s3';
+import { passThroughHeaders } from '../backends/store';
+import type { BackendResponse, ProxyResponse } from '../http';
+import { S3_XMLNS, xmlResponse } from '../responses';
+import { buildXml, childOf, parseXml, type ParsedXml, type XmlNode, type XmlValue } from '../xml';
+import type { BucketContext } from './context';
+
+/** Control responses are small XML documents; a larger one is not what the gateway asked for. */
+const MAX_BACKEND_DOCUMENT_BYTES = 16 * 1024 * 1024;
+
+/** The bucket's store when it is an S3 backend; multipart and batch delete exist only there (spec rule 8). */
+export function s3StoreOf(ctx: BucketContext, operation: string): S3Store {
+  if (ctx.store instanceof S3Store) return ctx.store;
+  throw notImplemented(`${operation} on a ${ctx.bucket.backend.type} backend`);
+}
+
+/** The whole body of a backend response, bounded. */
+export async function readBackendBody(response: BackendResponse): Promise<Uint8Array> {
+  if (response.body === null) return new Uint8Array();
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > MAX_BACKEND_DOCUMENT_BYTES) {
+      await reader.cancel();
+      throw new S3Error('BadGateway', 'The backend answered with an unexpectedly large document');
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.length;
+  }
+  return out;
+}
+
+/** The backend's answer as it is: status, headers (with the gateway's request id) and body. */
+export function passThrough(response: BackendResponse, body: Uint8Array, requestId: string): ProxyResponse {
+  const headers = passThroughHeaders(response.headers, requestId);
+  delete headers['content-length'];
+  return { status: response.status, headers, body };
+}
+
+/** The backend's headers worth keeping on a rewritten document (encryption, version ids, abort rules…). */
+export function documentHeaders(response: BackendResponse): Record<string, string> {
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (name.startsWith('x-amz-') && name !== 'x-amz-request-id' && name !== 'x-amz-id-2') out[name] = value;
+  });
+  return out;
+}
+
+/** A parsed element with children. */
+export type XmlElement = Exclude<ParsedXml, string>;
+
+/**
+ * What the backend answered, read as the document `root`: the parsed root on a 200 that carries it, else
+ * the response to give the client. Errors (including an `<Error>` inside a 200) pass through unchanged;
+ * a 200 with some other document means the backend does not implement the operation (s3rver answers
+ * unknown sub-resources with a listing) and is a 502, never a misleading success.
+ */
+export async function readDocument(
+  response: BackendResponse,
+  root: string,
+  requestId: string,
+): Promise<{ readonly document: XmlElement; readonly response?: undefined } | { readonly response: ProxyResponse }> {
+  const body = await readBackendBody(response);
+  if (response.status !== 200) return { response: passThrough(response, body, requestId) };
+  const doc = parseXml(utf8(body));
+  const element = childOf(doc, root);
+  // An empty element (`<DeleteResult/>`, a quiet batch delete) parses as text.
+  if (element !== undefined) return { document: typeof element === 'string' ? {} : element };
+  if (childOf(doc, 'Error') !== undefined) return { response: passThrough(response, body, requestId) };
+  throw new S3Error('BadGateway', `The backend did not answer with ${root}`);
+}
+
+/** The document the gateway writes back: `root` with the S3 namespace. */
+export function documentResponse(root: string, node: XmlNode, requestId: string, headers: Record<string, string> = {}): ProxyResponse {
+  return xmlResponse(200, buildXml(root, node, S3_XMLNS), requestId, headers);
+}
+
+/** A parsed element as a node the builder writes again (whitespace between elements dropped). */
+export function toXmlNode(parsed: ParsedXml | undefined): XmlNode {
+  if (parsed === undefined || typeof parsed === 'string') return {};
+  const out: Record<string, XmlValue | XmlValue[]> = {};
+  for (const [name, value] of Object.entries(parsed)) {
+    if (name === '#text') continue;
+    out[name] = Array.isArray(value) ? value.map(toXmlValue) : toXmlValue(value);
+  }
+  return out;
+}
+
+function toXmlValue(value: ParsedXml): XmlValue {
+  return typeof value === 'string' ? value : toXmlNode(value);
+}
+
+const decoder = new TextDecoder();
+
+export function utf8(body: Uint8Array): string {
+  return decoder.decode(body);
+}

@@ -1,0 +1,96 @@
+/**
+ * CompleteMultipartUpload: the part list is collected (bounded), verified, parsed with the hardened parser
+ * and re-serialized for the backend; `If-Match`/`If-None-Match` are signed on the backend request, whose 412
+ * passes through unchanged, as does an error the backend reports inside a 200.
+ */
+import { S3Error } from '../errors';
+import type { Dispatch, ProxyResponse } from '../http';
+import { encodeKey } from '../keys';
+import { verifiedBody } from '../payload/upload';
+import { S3_XMLNS, errorResponse } from '../responses';
+import { buildXml, childOf, listOf, parseXml, textOf } from '../xml';
+import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
+import type { BucketContext } from './context';
+import { completeHeaders } from './write-headers';
+
+/** S3's part limit (spec Limits). */
+export const MAX_PARTS = 10000;
+/** 10,000 parts with ETags and checksums stay under 4 MiB. */
+export const MAX_COMPLETE_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface CompletedPart {
+  readonly partNumber: number;
+  readonly etag: string;
+}
+
+const malformed = (): S3Error =>
+  new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema');
+
+/**
+ * Parses `<CompleteMultipartUpload><Part><PartNumber/><ETag/>…</Part>…`. Part checksums are dropped: the
+ * gateway verified each part's checksum itself and does not ask the backend to keep them (see
+ * write-headers.ts `createMultipartHeaders`).
+ */
+export function parseCompleteRequest(body: Uint8Array): CompletedPart[] {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    throw malformed();
+  }
+  const root = childOf(parseXml(text), 'CompleteMultipartUpload');
+  if (root === undefined || typeof root === 'string') throw malformed();
+  const parts = listOf(root, 'Part');
+  if (parts.length === 0 || parts.length > MAX_PARTS) throw malformed();
+  return parts.map((part) => {
+    const number = textOf(childOf(part, 'PartNumber'))?.trim() ?? '';
+    const etag = textOf(childOf(part, 'ETag'));
+    if (!/^\d{1,5}$/.test(number) || Number(number) < 1 || Number(number) > MAX_PARTS || etag === undefined) throw malformed();
+    return { partNumber: Number(number), etag };
+  });
+}
+
+export function completeMultipartUpload(ctx: BucketContext, key: string, uploadId: string): Dispatch {
+  const store = s3StoreOf(ctx, 'CompleteMultipartUpload');
+  return {
+    kind: 'needs-body',
+    maxBytes: MAX_COMPLETE_BODY_BYTES,
+    tooLarge: () => ({ kind: 'response', response: errorResponse(malformed(), ctx.requestId, ctx.request.method, ctx.request.rawPath) }),
+    withBody: async (bytes) => {
+      // An x-amz-checksum-* header here is the whole object's checksum, which the backend will not have.
+      const parts = parseCompleteRequest(await verifiedBody(ctx, bytes, false));
+      return { kind: 'response', response: await complete(ctx, store, key, uploadId, parts) };
+    },
+  };
+}
+
+async function complete(
+  ctx: BucketContext,
+  store: ReturnType<typeof s3StoreOf>,
+  key: string,
+  uploadId: string,
+  parts: readonly CompletedPart[],
+): Promise<ProxyResponse> {
+  const body = new TextEncoder().encode(
+    buildXml('CompleteMultipartUpload', { Part: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) }, S3_XMLNS),
+  );
+  const headers = { ...completeHeaders(ctx.request.headers), 'content-type': 'application/xml' };
+  const response = await store.send({ method: 'POST', key, query: { uploadId }, headers, body }, ctx.signal);
+  const read = await readDocument(response, 'CompleteMultipartUploadResult', ctx.requestId);
+  if (read.response) return read.response;
+  let etag = textOf(childOf(read.document, 'ETag')) ?? '';
+  if (etag === '') etag = await currentETag(ctx, store, key);
+  return documentResponse(
+    'CompleteMultipartUploadResult',
+    { Location: `/${encodeKey(ctx.bucket.name, false)}/${encodeKey(key)}`, Bucket: ctx.bucket.name, Key: key, ETag: etag },
+    ctx.requestId,
+    documentHeaders(response),
+  );
+}
+
+/** Ceph RGW (Pacific) answers Complete with an empty ETag; its HEAD has the right one (backends.md). */
+async function currentETag(ctx: BucketContext, store: ReturnType<typeof s3StoreOf>, key: string): Promise<string> {
+  const head = await store.send({ method: 'HEAD', key, headers: {} }, ctx.signal);
+  await head.body?.cancel();
+  return head.status === 200 ? (head.headers.get('etag') ?? '') : '';
+}

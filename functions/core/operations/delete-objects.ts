@@ -1,0 +1,112 @@
+/**
+ * DeleteObjects (spec rule 1). The body is collected (bounded), verified and parsed with the hardened
+ * parser; each key is authorized on its own and refused keys become per-key AccessDenied entries that never
+ * reach the backend. The allowed keys are re-serialized under `backend_prefix`, with a Content-MD5 (and the
+ * client's checksum algorithm, if it used one) computed for that new body, and the backend's DeleteResult
+ * is mapped back into the virtual key space and merged with the refusals.
+ */
+import { base64Digest } from '../checksums';
+import { S3Error } from '../errors';
+import type { Dispatch, ProxyResponse } from '../http';
+import { checkDeclaredLength, headerChecksums, verifiedBody } from '../payload/upload';
+import { S3_XMLNS, errorResponse } from '../responses';
+import { buildXml, childOf, listOf, parseXml, textOf, type ParsedXml, type XmlNode } from '../xml';
+import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
+import type { BucketContext } from './context';
+
+/** S3's limit on keys per request (spec Limits). */
+export const MAX_DELETE_KEYS = 1000;
+/** Bound on the collected body: 1000 typical keys need far less; a larger document is refused as MalformedXML. */
+export const MAX_DELETE_BODY_BYTES = 2 * 1024 * 1024;
+
+/** Whether the caller may delete a key (the second stage; the gateway checked the first). */
+export type KeyAuthorizer = (key: string) => boolean;
+
+const malformed = (): S3Error =>
+  new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema');
+
+interface DeleteRequest {
+  readonly quiet: boolean;
+  readonly keys: readonly string[];
+}
+
+/** Parses a `<Delete>` document: 1 to 1000 `<Object><Key>`, optional `<Quiet>`. VersionIds are ignored (spec). */
+export function parseDeleteRequest(body: Uint8Array): DeleteRequest {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
+  } catch {
+    throw malformed();
+  }
+  const root = childOf(parseXml(text), 'Delete');
+  if (root === undefined || typeof root === 'string') throw malformed();
+  const objects = listOf(root, 'Object');
+  if (objects.length === 0 || objects.length > MAX_DELETE_KEYS) throw malformed();
+  const keys = objects.map((o) => {
+    const key = typeof o === 'string' ? undefined : textOf(childOf(o, 'Key'));
+    if (key === undefined || key === '') throw malformed();
+    return key;
+  });
+  const quiet = (textOf(childOf(root, 'Quiet')) ?? 'false').trim().toLowerCase();
+  if (quiet !== 'true' && quiet !== 'false') throw malformed();
+  return { quiet: quiet === 'true', keys };
+}
+
+export function deleteObjects(ctx: BucketContext, mayDelete: KeyAuthorizer): Dispatch {
+  const store = s3StoreOf(ctx, 'DeleteObjects');
+  const max = Math.min(MAX_DELETE_BODY_BYTES, ctx.config.settings.maxUploadBytes ?? Number.POSITIVE_INFINITY);
+  const declared = ctx.request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared)) {
+    checkDeclaredLength(ctx, Number(declared));
+    if (Number(declared) > MAX_DELETE_BODY_BYTES) throw malformed();
+  }
+  return {
+    kind: 'needs-body',
+    maxBytes: max,
+    tooLarge: () => {
+      const err = max < MAX_DELETE_BODY_BYTES ? new S3Error('EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size') : malformed();
+      return { kind: 'response', response: errorResponse(err, ctx.requestId, ctx.request.method, ctx.request.rawPath) };
+    },
+    withBody: async (bytes) => ({ kind: 'response', response: await run(ctx, store, mayDelete, await verifiedBody(ctx, bytes)) }),
+  };
+}
+
+type Store = ReturnType<typeof s3StoreOf>;
+
+async function run(ctx: BucketContext, store: Store, mayDelete: KeyAuthorizer, body: Uint8Array): Promise<ProxyResponse> {
+  const request = parseDeleteRequest(body);
+  const allowed = request.keys.filter(mayDelete);
+  const denied: XmlNode[] = request.keys
+    .filter((key) => !mayDelete(key))
+    .map((key) => ({ Key: key, Code: 'AccessDenied', Message: 'Access Denied' }));
+  if (allowed.length === 0) return documentResponse('DeleteResult', { Error: denied }, ctx.requestId);
+
+  const backendBody = new TextEncoder().encode(
+    buildXml('Delete', { Quiet: request.quiet ? 'true' : undefined, Object: allowed.map((key) => ({ Key: store.backendKey(key) })) }, S3_XMLNS),
+  );
+  const headers: Record<string, string> = { 'content-type': 'application/xml', 'content-md5': base64Digest('md5', backendBody) };
+  // The client's checksum covered its own body; the backend gets the same algorithm over the new one.
+  for (const { algorithm } of headerChecksums(ctx.request.headers)) headers[`x-amz-checksum-${algorithm}`] = base64Digest(algorithm, backendBody);
+  const response = await store.send({ method: 'POST', query: { delete: '' }, headers, body: backendBody }, ctx.signal);
+  const read = await readDocument(response, 'DeleteResult', ctx.requestId);
+  if (read.response) return read.response;
+  const result = read.document;
+
+  const mapped = (name: 'Deleted' | 'Error'): XmlNode[] =>
+    listOf(result, name).flatMap((entry) => {
+      const fields = textFields(entry);
+      const key = store.virtualKey(fields.Key ?? '');
+      return key === undefined ? [] : [{ ...fields, Key: key }];
+    });
+  return documentResponse('DeleteResult', { Deleted: mapped('Deleted'), Error: [...mapped('Error'), ...denied] }, ctx.requestId, documentHeaders(response));
+}
+
+/** The text children of a parsed `<Deleted>` or `<Error>` entry, in document order. */
+function textFields(entry: ParsedXml): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof entry === 'string') return out;
+  for (const [name, value] of Object.entries(entry)) {
+    if (name !== '#text' && typeof value === 'string') out[name] = value;
+  }
+  return out;
+}

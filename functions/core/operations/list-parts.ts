@@ -1,0 +1,20 @@
+import type { ProxyResponse } from '../http';
+import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from './backend-response';
+import type { BucketContext } from './context';
+
+/** Query parameters ListParts passes on. */
+const LIST_PARTS_QUERY = ['max-parts', 'part-number-marker'];
+
+/** ListParts: the backend's ListPartsResult with the virtual bucket and key. */
+export async function listParts(ctx: BucketContext, key: string, uploadId: string): Promise<ProxyResponse> {
+  const store = s3StoreOf(ctx, 'ListParts');
+  const query: Record<string, string> = { uploadId };
+  for (const name of LIST_PARTS_QUERY) {
+    const value = ctx.query.get(name);
+    if (value !== undefined && value !== '') query[name] = value;
+  }
+  const response = await store.send({ method: 'GET', key, query, headers: {} }, ctx.signal);
+  const read = await readDocument(response, 'ListPartsResult', ctx.requestId);
+  if (read.response) return read.response;
+  return documentResponse('ListPartsResult', { ...toXmlNode(read.document), Bucket: ctx.bucket.name, Key: key }, ctx.requestId, documentHeaders(response));
+}

@@ -1,0 +1,73 @@
+/**
+ * Which client request headers each write passes to the backend. Everything passed on is signed on the
+ * header-signed backend request, so `x-amz-*` object headers survive (the spec's presigned PUT could not
+ * carry them: rule 2). Names are lower-case; nothing else reaches the backend.
+ */
+import type { HeaderMap } from '../http';
+import { withoutAwsChunked } from '../payload/upload';
+
+/** The spec's PutObject list, without content-length (the upload decides it). */
+const CONTENT = ['content-type', 'content-disposition', 'content-encoding', 'content-language', 'cache-control', 'expires'];
+const CONDITIONAL = ['if-match', 'if-none-match'];
+/** `x-amz-*` headers S3 stores with the object. */
+const OBJECT = ['x-amz-tagging', 'x-amz-storage-class', 'x-amz-website-redirect-location', 'x-amz-acl'];
+const OBJECT_PREFIXES = ['x-amz-meta-', 'x-amz-server-side-encryption'];
+const CHECKSUM_PREFIX = 'x-amz-checksum-';
+/** SSE-C: the key must accompany every write of the object's data. */
+const SSE_CUSTOMER_PREFIX = 'x-amz-server-side-encryption-customer-';
+/** CopyObject's own headers (spec: forwarded and signed). */
+const COPY = ['x-amz-metadata-directive', 'x-amz-tagging-directive'];
+const COPY_PREFIXES = ['x-amz-copy-source-if-', 'x-amz-copy-source-server-side-encryption-customer-'];
+
+function select(headers: Headers, keep: (name: string) => boolean): HeaderMap {
+  const out: HeaderMap = {};
+  headers.forEach((value, name) => {
+    if (!keep(name)) return;
+    if (name === 'content-encoding') {
+      // aws-chunked describes the client's framing, which the gateway removes.
+      const rest = withoutAwsChunked(value);
+      if (rest !== undefined) out[name] = rest;
+      return;
+    }
+    out[name] = value;
+  });
+  return out;
+}
+
+const isObjectHeader = (name: string): boolean =>
+  CONTENT.includes(name) || OBJECT.includes(name) || OBJECT_PREFIXES.some((p) => name.startsWith(p));
+
+/** PutObject: content, object and conditional headers, Content-MD5 and `x-amz-checksum-*`. */
+export function putHeaders(headers: Headers): HeaderMap {
+  return select(
+    headers,
+    (n) => isObjectHeader(n) || CONDITIONAL.includes(n) || n === 'content-md5' || n.startsWith(CHECKSUM_PREFIX),
+  );
+}
+
+/**
+ * CreateMultipartUpload: content and object headers. `x-amz-checksum-algorithm` is not passed on: parts may
+ * arrive aws-chunked with a trailing checksum, which the gateway verifies and the backend never sees, so
+ * the backend must not expect part checksums.
+ */
+export function createMultipartHeaders(headers: Headers): HeaderMap {
+  return select(headers, isObjectHeader);
+}
+
+/** UploadPart: Content-MD5 and SSE-C (part checksums are verified by the gateway, see createMultipartHeaders). */
+export function uploadPartHeaders(headers: Headers): HeaderMap {
+  return select(headers, (n) => n === 'content-md5' || n.startsWith(SSE_CUSTOMER_PREFIX));
+}
+
+/** CompleteMultipartUpload: the preconditions (spec rule 3) and SSE-C. */
+export function completeHeaders(headers: Headers): HeaderMap {
+  return select(headers, (n) => CONDITIONAL.includes(n) || n.startsWith(SSE_CUSTOMER_PREFIX));
+}
+
+/**
+ * CopyObject: the spec's list (directives, tagging, ACL, storage class, redirect, metadata, SSE, the
+ * copy-source preconditions) plus the content headers a `REPLACE` directive sets.
+ */
+export function copyHeaders(headers: Headers): HeaderMap {
+  return select(headers, (n) => isObjectHeader(n) || COPY.includes(n) || COPY_PREFIXES.some((p) => n.startsWith(p)));
+}

@@ -1,0 +1,194 @@
+/**
+ * How an upload's body (PutObject, UploadPart) reaches the backend. One decision per request, from what the
+ * client declared:
+ *
+ * - aws-chunked (`x-amz-content-sha256: STREAMING-…`): decoded and verified as it streams; the backend gets
+ *   the plain bytes with `content-length` = `x-amz-decoded-content-length`.
+ * - a hex `x-amz-content-sha256`, or an `x-amz-checksum-*` header: the bytes stream through a checker.
+ * - otherwise (`UNSIGNED-PAYLOAD`, presigned): the runtime streams the client's body untouched.
+ *
+ * A length must be declared (Content-Length, or the decoded length for aws-chunked); without one the answer
+ * is 411 MissingContentLength, as on S3. `settings.maxUploadBytes` is enforced on that declared length before
+ * anything reaches the backend.
+ */
+import {
+  AwsChunkedDecoder,
+  EMPTY_SHA256,
+  STREAMING_UNSIGNED_TRAILER,
+  isStreamingPayload,
+  parseTrailerHeader,
+  type StreamingPayload,
+} from '../aws-chunked';
+import { base64Digest, checksumAlgorithmOf, type ChecksumAlgorithm } from '../checksums';
+import { S3Error, notImplemented } from '../errors';
+import type { Dispatch, HeaderMap } from '../http';
+import type { BucketContext } from '../operations/context';
+import { errorResponse } from '../responses';
+import { UNSIGNED_PAYLOAD, sha256Hex } from '../sigv4';
+import { checkBytes, checkedStream } from './checked-stream';
+import { PlainBodyChecker, checksumMismatch, sha256Mismatch, type ExpectedChecksum } from './plain';
+
+/** The body and its description for the backend request. */
+export interface UploadBody {
+  /** `content-length` as the backend must see it (the decoded length for aws-chunked). */
+  readonly headers: HeaderMap;
+  readonly body: 'client' | ReadableStream<Uint8Array> | Uint8Array;
+  /** `x-amz-content-sha256` for the backend signature: the verified hex hash, or UNSIGNED-PAYLOAD. */
+  readonly payloadHash: string;
+}
+
+/** An aws-chunked body that decodes to nothing is tiny; it is read whole so it can be checked before the backend sees a request. */
+const EMPTY_CHUNKED_MAX_BYTES = 64 * 1024;
+
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+const DECIMAL = /^\d{1,16}$/;
+
+const missingLength = (): S3Error => new S3Error('MissingContentLength', 'You must provide the Content-Length HTTP header.');
+
+/** 400 EntityTooLarge when a declared length is above the configured maximum (spec: before processing). */
+export function checkDeclaredLength(ctx: BucketContext, length: number): void {
+  const max = ctx.config.settings.maxUploadBytes;
+  if (max !== undefined && length > max) {
+    throw new S3Error('EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size', {
+      ProposedSize: String(length),
+      MaxSizeAllowed: String(max),
+    });
+  }
+}
+
+/**
+ * Prepares the body of an upload and hands it to `send`, which builds the backend Forward. An empty
+ * aws-chunked body is collected first (a NeedsBody), everything else streams.
+ */
+export async function withUploadBody(ctx: BucketContext, send: (upload: UploadBody) => Promise<Dispatch>): Promise<Dispatch> {
+  const headers = ctx.request.headers;
+  const declared = payloadDeclaration(ctx);
+  if (isStreamingPayload(declared)) return chunkedUpload(ctx, declared, send);
+
+  const length = declaredLength(headers.get('content-length'));
+  checkDeclaredLength(ctx, length);
+  const sha256 = declared === UNSIGNED_PAYLOAD ? undefined : hexPayloadHash(declared);
+  const checksums = headerChecksums(headers);
+  const lengthHeader = { 'content-length': String(length) };
+  if (sha256 === undefined && checksums.length === 0) {
+    return send({ headers: lengthHeader, body: 'client', payloadHash: UNSIGNED_PAYLOAD });
+  }
+  if (length === 0) {
+    if (sha256 !== undefined && sha256 !== EMPTY_SHA256) throw sha256Mismatch();
+    for (const c of checksums) if (base64Digest(c.algorithm, new Uint8Array()) !== c.value) throw checksumMismatch(c.algorithm);
+    return send({ headers: lengthHeader, body: new Uint8Array(), payloadHash: sha256 ?? UNSIGNED_PAYLOAD });
+  }
+  const body = checkedStream(ctx.request.body(), new PlainBodyChecker({ length, sha256, checksums }));
+  return send({ headers: lengthHeader, body, payloadHash: sha256 ?? UNSIGNED_PAYLOAD });
+}
+
+async function chunkedUpload(ctx: BucketContext, payload: StreamingPayload, send: (upload: UploadBody) => Promise<Dispatch>): Promise<Dispatch> {
+  const headers = ctx.request.headers;
+  const decodedLength = declaredLength(headers.get('x-amz-decoded-content-length'));
+  checkDeclaredLength(ctx, decodedLength);
+  const decoder = (): AwsChunkedDecoder => chunkedDecoder(ctx, payload, decodedLength);
+  decoder(); // validates the declaration before anything is read
+  const backendHeaders: HeaderMap = { 'content-length': String(decodedLength) };
+  const upload = (body: UploadBody['body']): UploadBody => ({ headers: backendHeaders, body, payloadHash: UNSIGNED_PAYLOAD });
+  if (decodedLength > 0) return send(upload(checkedStream(ctx.request.body(), decoder())));
+  return {
+    kind: 'needs-body',
+    maxBytes: EMPTY_CHUNKED_MAX_BYTES,
+    withBody: async (bytes) => send(upload(await checkBytes(bytes, decoder()))),
+    tooLarge: () => ({
+      kind: 'response',
+      response: errorResponse(
+        new S3Error('InvalidRequest', 'The body holds more data than x-amz-decoded-content-length declares'),
+        ctx.requestId,
+        ctx.request.method,
+        ctx.request.rawPath,
+      ),
+    }),
+  };
+}
+
+/** The decoder for this request's aws-chunked body; signed forms need a header-signed request as seed. */
+function chunkedDecoder(ctx: BucketContext, payload: StreamingPayload, decodedLength: number): AwsChunkedDecoder {
+  const signature = ctx.identity.signature;
+  const headerSigned = signature !== undefined && ctx.identity.info?.presigned === false;
+  if (payload !== STREAMING_UNSIGNED_TRAILER && !headerSigned) {
+    throw new S3Error('InvalidRequest', `${payload} requires a request signed in the Authorization header`);
+  }
+  const trailers = parseTrailerHeader(ctx.request.headers.get('x-amz-trailer'));
+  return new AwsChunkedDecoder({ payload, seed: signature, decodedLength, trailers });
+}
+
+/**
+ * A body collected whole (DeleteObjects, CompleteMultipartUpload), verified against everything the client
+ * declared for it (hex SHA-256, aws-chunked signatures, `x-amz-checksum-*`, Content-MD5) and decoded.
+ *
+ * @param checksumHeadersCoverBody False for CompleteMultipartUpload, whose `x-amz-checksum-*` headers are
+ *   the whole object's checksum, not the part list's.
+ * @throws S3Error XAmzContentSHA256Mismatch, BadDigest, InvalidDigest, SignatureDoesNotMatch, IncompleteBody.
+ */
+export async function verifiedBody(ctx: BucketContext, bytes: Uint8Array, checksumHeadersCoverBody = true): Promise<Uint8Array> {
+  const declared = payloadDeclaration(ctx);
+  let body = bytes;
+  if (isStreamingPayload(declared)) {
+    const decodedLength = declaredLength(ctx.request.headers.get('x-amz-decoded-content-length'));
+    body = await checkBytes(bytes, chunkedDecoder(ctx, declared, decodedLength));
+  } else if (declared !== UNSIGNED_PAYLOAD) {
+    if ((await sha256Hex(bytes)) !== hexPayloadHash(declared)) throw sha256Mismatch();
+  }
+  const checksums = checksumHeadersCoverBody ? headerChecksums(ctx.request.headers) : [];
+  for (const c of checksums) {
+    if (base64Digest(c.algorithm, body) !== c.value) throw checksumMismatch(c.algorithm);
+  }
+  const md5 = ctx.request.headers.get('content-md5');
+  if (md5 !== null) {
+    if (!/^[A-Za-z0-9+/]{22}==$/.test(md5.trim())) throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.');
+    if (base64Digest('md5', body) !== md5.trim()) throw new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.');
+  }
+  return body;
+}
+
+/**
+ * The payload the client declared: `x-amz-content-sha256` for header-signed requests; for presigned ones
+ * the `X-Amz-Content-Sha256` they signed, else an unsigned-trailer or hex header (checkable without a
+ * signature), else UNSIGNED-PAYLOAD.
+ */
+function payloadDeclaration(ctx: BucketContext): string {
+  const header = ctx.request.headers.get('x-amz-content-sha256');
+  if (ctx.identity.info?.presigned !== true) return header ?? UNSIGNED_PAYLOAD;
+  const signed = ctx.query.get('X-Amz-Content-Sha256');
+  if (signed !== undefined) return signed;
+  if (header !== null && (header === STREAMING_UNSIGNED_TRAILER || HEX_SHA256.test(header))) return header;
+  return UNSIGNED_PAYLOAD;
+}
+
+function hexPayloadHash(value: string): string {
+  if (HEX_SHA256.test(value)) return value.toLowerCase();
+  if (value.startsWith('STREAMING-')) throw notImplemented(`The payload type ${value}`);
+  throw new S3Error('InvalidArgument', 'x-amz-content-sha256 must be UNSIGNED-PAYLOAD, STREAMING-… or the hex SHA-256 of the body');
+}
+
+function declaredLength(value: string | null): number {
+  if (value === null || value === '') throw missingLength();
+  if (!DECIMAL.test(value.trim())) throw new S3Error('InvalidArgument', 'The declared content length is not a number');
+  return Number(value.trim());
+}
+
+/** `x-amz-checksum-<algorithm>` headers sent with a plain body; the gateway checks them itself. */
+export function headerChecksums(headers: Headers): ExpectedChecksum[] {
+  const out: ExpectedChecksum[] = [];
+  headers.forEach((value, name) => {
+    const algorithm: ChecksumAlgorithm | undefined = checksumAlgorithmOf(name);
+    if (algorithm !== undefined) out.push({ algorithm, value: value.trim() });
+  });
+  return out;
+}
+
+/** `aws-chunked` removed from a Content-Encoding list; undefined when nothing else remains. */
+export function withoutAwsChunked(value: string | null): string | undefined {
+  if (value === null) return undefined;
+  const rest = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '' && v.toLowerCase() !== 'aws-chunked');
+  return rest.length > 0 ? rest.join(',') : undefined;
+}

@@ -1,0 +1,47 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A transparent HTTP hop in front of a real backend that records the request heads passing through. It
+ * changes nothing (the Host header included, so signatures still verify): it only lets a suite see what
+ * the gateway sent where the backend would not show it, e.g. preconditions RGW ignores.
+ */
+export interface RecordedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: http.IncomingHttpHeaders;
+}
+
+export interface RecordingHop {
+  readonly endpoint: string;
+  readonly requests: RecordedRequest[];
+  stop(): Promise<void>;
+}
+
+export async function startRecordingHop(target: string): Promise<RecordingHop> {
+  const upstream = new URL(target);
+  const requests: RecordedRequest[] = [];
+  const server = http.createServer((req, res) => {
+    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });
+    const forward = http.request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on('error', () => res.destroy());
+    req.on('aborted', () => forward.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    stop: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
