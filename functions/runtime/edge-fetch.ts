@@ -45,12 +45,19 @@ export async function sendFetch(
     if (!FETCH_MANAGED.has(name.toLowerCase())) headers.set(name, value);
   }
   let bodyError: unknown;
-  const body = requestBody(request, clientBody, (err) => (bodyError ??= err));
+  // A failed body aborts the request outright: the backend must see a broken upload, never a short one.
+  const abort = new AbortController();
+  const onClientGone = (): void => abort.abort(signal?.reason);
+  signal?.addEventListener('abort', onClientGone, { once: true });
+  const body = requestBody(request, clientBody, (err) => {
+    bodyError ??= err;
+    abort.abort(err);
+  });
   const init: EdgeRequestInit = {
     method: request.method,
     headers,
     body,
-    signal,
+    signal: abort.signal,
     redirect: 'manual',
     encodeResponseBody: 'manual',
     ...(body instanceof ReadableStream ? { duplex: 'half' as const } : {}),
@@ -61,6 +68,8 @@ export async function sendFetch(
     if (bodyError !== undefined) throw bodyError;
     if (err instanceof S3Error || signal?.aborted) throw err;
     throw new S3Error('ServiceUnavailable', 'The backend is unreachable');
+  } finally {
+    signal?.removeEventListener('abort', onClientGone);
   }
 }
 
