@@ -12,6 +12,7 @@ import { ADMIN, putDirect } from './fixtures';
  * A path-mapped deployment (`[path_mapping] segments = 2`): `/{account}/{repo}/{key}` is served from the
  * virtual bucket `account:repo`. Every mapped bucket lives in one RGW bucket under its own backend_prefix, so
  * what the clients see can be compared with where RGW stored it. aws-cli and boto3 drive every level.
+ * Runtimes share the backend: the listings read the seeded `acme` account, writes and copies go to `work`.
  */
 const WIDGETS_ONLY: Keys = { accessKeyId: 'WIDGETSKEY0000000000', secretAccessKey: 'widgets/secret/key/00000000000000000000' };
 
@@ -61,6 +62,8 @@ ${mapped('acme:widgets')}
 ${mapped('acme:gadgets')}
 ${mapped('acme:private')}
 ${mapped('other:public', true)}
+${mapped('work:in')}
+${mapped('work:out')}
 
 [[credentials]]
 access_key_id = "${ADMIN.accessKeyId}"
@@ -105,8 +108,8 @@ describe.each(RUNTIMES)('a path-mapped deployment (%s runtime)', (runtime) => {
     it('/ lists the first segments as buckets (aws-cli, boto3)', async () => {
       const out = await cli(ADMIN, ['s3', 'ls']);
       expect(out.code).toBe(0);
-      expect(out.stdout.trim().split('\n').map((line) => line.split(/\s+/).pop())).toEqual(['acme', 'other']);
-      expect(await py(ADMIN, "result = [b['Name'] for b in s3.list_buckets()['Buckets']]")).toEqual(['acme', 'other']);
+      expect(out.stdout.trim().split('\n').map((line) => line.split(/\s+/).pop())).toEqual(['acme', 'other', 'work']);
+      expect(await py(ADMIN, "result = [b['Name'] for b in s3.list_buckets()['Buckets']]")).toEqual(['acme', 'other', 'work']);
     });
 
     it('/{account} lists its mapped buckets as folders, and everything under it recursively', async () => {
@@ -155,11 +158,11 @@ describe.each(RUNTIMES)('a path-mapped deployment (%s runtime)', (runtime) => {
     it('writes into the mapped bucket: the object lands under its backend prefix', async () => {
       const file = join(mkdtempSync(join(tmpdir(), 'path-mapping-')), 'upload.txt');
       writeFileSync(file, 'from aws-cli');
-      const put = await cli(ADMIN, ['s3', 'cp', file, `s3://acme/widgets/uploads/${runtime}-cli.txt`]);
+      const put = await cli(ADMIN, ['s3', 'cp', file, `s3://work/in/uploads/${runtime}-cli.txt`]);
       expect(put.code).toBe(0);
-      await py(ADMIN, `s3.put_object(Bucket='acme', Key='gadgets/uploads/${runtime}-py.txt', Body=b'from boto3')`);
-      expect(await stored(`acme/widgets/uploads/${runtime}-cli.txt`)).toBe('from aws-cli');
-      expect(await stored(`acme/gadgets/uploads/${runtime}-py.txt`)).toBe('from boto3');
+      await py(ADMIN, `s3.put_object(Bucket='work', Key='out/uploads/${runtime}-py.txt', Body=b'from boto3')`);
+      expect(await stored(`work/in/uploads/${runtime}-cli.txt`)).toBe('from aws-cli');
+      expect(await stored(`work/out/uploads/${runtime}-py.txt`)).toBe('from boto3');
     });
 
     it('refuses the internal bucket name as a path, and a key that stops at the mapped bucket', async () => {
@@ -172,30 +175,30 @@ describe.each(RUNTIMES)('a path-mapped deployment (%s runtime)', (runtime) => {
 
   describe('CopyObject', () => {
     it('copies between two mapped buckets (aws-cli server-side copy, boto3 copy_object)', async () => {
-      const copied = await cli(ADMIN, ['s3', 'cp', 's3://acme/widgets/readme.txt', `s3://acme/gadgets/copies/${runtime}-cli.txt`]);
+      const copied = await cli(ADMIN, ['s3', 'cp', 's3://acme/widgets/readme.txt', `s3://work/out/copies/${runtime}-cli.txt`]);
       expect(copied.code).toBe(0);
       expect(copied.stdout).toContain('copy:');
-      await py(ADMIN, `s3.copy_object(CopySource={'Bucket': 'acme', 'Key': 'widgets/src/util.ts'}, Bucket='other', Key='public/copies/${runtime}-py.ts')`);
-      expect(await stored(`acme/gadgets/copies/${runtime}-cli.txt`)).toBe('widgets readme');
-      expect(await stored(`other/public/copies/${runtime}-py.ts`)).toBe('util');
+      await py(ADMIN, `s3.copy_object(CopySource={'Bucket': 'work', 'Key': 'out/copies/${runtime}-cli.txt'}, Bucket='work', Key='in/copies/${runtime}-py.txt')`);
+      expect(await stored(`work/out/copies/${runtime}-cli.txt`)).toBe('widgets readme');
+      expect(await stored(`work/in/copies/${runtime}-py.txt`)).toBe('widgets readme');
     });
 
     it('answers a copy from an unmapped source with 404 NoSuchBucket: the internal name, an unknown repo, an unknown account', async () => {
       for (const source of ["'acme:widgets/readme.txt'", "{'Bucket': 'acme', 'Key': 'unknown/readme.txt'}", "{'Bucket': 'nobody', 'Key': 'widgets/readme.txt'}"]) {
-        expect(await py(ADMIN, `result = error_code(lambda: s3.copy_object(CopySource=${source}, Bucket='acme', Key='gadgets/never.txt'))`)).toBe('NoSuchBucket');
+        expect(await py(ADMIN, `result = error_code(lambda: s3.copy_object(CopySource=${source}, Bucket='work', Key='out/never.txt'))`)).toBe('NoSuchBucket');
       }
-      expect(await stored('acme/gadgets/never.txt')).toBeUndefined();
+      expect(await stored('work/out/never.txt')).toBeUndefined();
     });
 
     it('accepts a client that signs x-amz-copy-source as it sent it (client path), verifying the signature over that header', async () => {
       const res = await rawRequest(
         gw.endpoint,
-        { method: 'PUT', target: `/acme/gadgets/copies/${runtime}-signed.txt`, headers: { 'x-amz-copy-source': '/acme/widgets/readme.txt' } },
+        { method: 'PUT', target: `/work/out/copies/${runtime}-signed.txt`, headers: { 'x-amz-copy-source': '/acme/widgets/readme.txt' } },
         ADMIN,
       );
       expect(res.status).toBe(200);
       expect(res.body).toContain('<CopyObjectResult');
-      expect(await stored(`acme/gadgets/copies/${runtime}-signed.txt`)).toBe('widgets readme');
+      expect(await stored(`work/out/copies/${runtime}-signed.txt`)).toBe('widgets readme');
     });
   });
 });
