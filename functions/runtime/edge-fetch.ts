@@ -49,10 +49,17 @@ export async function sendFetch(
   const abort = new AbortController();
   const onClientGone = (): void => abort.abort(signal?.reason);
   signal?.addEventListener('abort', onClientGone, { once: true });
-  const body = requestBody(request, clientBody, (err) => {
+  const onBodyError = (err: unknown): void => {
     bodyError ??= err;
     abort.abort(err);
-  });
+  };
+  let body: ReadableStream<Uint8Array> | Uint8Array | null;
+  try {
+    body = await requestBody(request, clientBody, onBodyError);
+  } catch (err) {
+    signal?.removeEventListener('abort', onClientGone);
+    throw bodyError ?? err;
+  }
   const init: EdgeRequestInit = {
     method: request.method,
     headers,
@@ -73,17 +80,18 @@ export async function sendFetch(
   }
 }
 
-function requestBody(
+async function requestBody(
   request: BackendRequest,
   clientBody: () => ReadableStream<Uint8Array> | null,
   onError: (err: unknown) => void,
-): ReadableStream<Uint8Array> | Uint8Array | null {
+): Promise<ReadableStream<Uint8Array> | Uint8Array | null> {
   const body = request.body;
   if (body === undefined || body === null) return null;
   if (body instanceof Uint8Array) return body;
   // The client's own body keeps the length the platform knows for it: passed as is, it streams natively.
   if (body === 'client') return clientBody();
-  const tracked = tracking(body, onError);
+  const tracked = await primed(body, onError);
+  if (tracked instanceof Uint8Array) return tracked;
   const length = contentLength(request.headers);
   if (length === undefined || platform.FixedLengthStream === undefined) return tracked;
   const fixed = new platform.FixedLengthStream(length);
@@ -92,12 +100,32 @@ function requestBody(
   return fixed.readable;
 }
 
-/** The core's stream, with its first error recorded before it reaches `fetch` (which would hide it). */
-function tracking(source: ReadableStream<Uint8Array>, onError: (err: unknown) => void): ReadableStream<Uint8Array> {
+/**
+ * The core's stream, with its first error recorded before it reaches `fetch` (which would hide it). The
+ * first piece is read before the backend is contacted: `fetch` sends the request head at once, and a body
+ * the core refuses before passing on a single byte (a small one held back for its checksum) must never
+ * reach the backend at all, since some stores keep an empty object from a request cut after its head.
+ * An empty body comes back as empty bytes.
+ */
+async function primed(source: ReadableStream<Uint8Array>, onError: (err: unknown) => void): Promise<ReadableStream<Uint8Array> | Uint8Array> {
   const reader = source.getReader();
+  let first: Awaited<ReturnType<typeof reader.read>>;
+  try {
+    first = await reader.read();
+  } catch (err) {
+    onError(err);
+    throw err;
+  }
+  if (first.done) return new Uint8Array(0);
+  let pending: Uint8Array | undefined = first.value;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
+        if (pending !== undefined) {
+          controller.enqueue(pending);
+          pending = undefined;
+          return;
+        }
         try {
           const { done, value } = await reader.read();
           if (done) controller.close();
