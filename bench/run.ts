@@ -16,6 +16,7 @@ import { startNginx, type Nginx } from './nginx';
 import { sigv4Micro } from './sigv4';
 import { writeReport, type ScenarioResult } from './report';
 import { bundleMetrics } from './bundle';
+import { buildBundles } from '../scripts/build';
 
 const QUICK = process.argv.includes('--quick');
 const ROUNDS = QUICK ? 1 : 3;
@@ -129,7 +130,13 @@ async function main(): Promise<void> {
     await seed(dir, rgw);
     const filesRoot = join(dir, 'files');
     nginx = await startNginx(join(dir, 'nginx'), filesRoot, ['files', rgw.endpoint]);
-    for (const runtime of RUNTIMES) gateways.push(await startGateway(runtime, { config: gatewayConfig(nginx, rgw) }));
+    // The gateways run from esbuild bundles with plain node, as deployed (under tsx the loader thread sits
+    // in the request path).
+    const bundles = await buildBundles(join(dir, 'dist'));
+    const bundleOf = { node: bundles['node-server'], lambda: bundles['lambda-local'] } as const;
+    for (const runtime of RUNTIMES) {
+      gateways.push(await startGateway(runtime, { config: gatewayConfig(nginx, rgw), bundle: bundleOf[runtime as keyof typeof bundleOf] }));
+    }
     const n = nginx;
     const direct: Target = { name: 'direct', url: (kind, key) => `${kind === 'files' ? n.filesUrl : rgw.endpoint}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
     const proxy: Target = { name: 'nginx proxy', url: (kind, key) => `${kind === 'files' ? n.proxyUrls[0] : n.proxyUrls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };

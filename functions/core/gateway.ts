@@ -129,7 +129,7 @@ export class Gateway {
   private async dispatchS3(request: ProxyRequest, query: Query): Promise<Dispatch> {
     const routed = routeS3(request.method, request.rawPath, query, request.headers);
     const identity = await authenticate(request, this.config, this.now(), this.unseal);
-    const ctx: RequestContext = { request, query, identity, config: this.config, requestId: request.requestId, signal: request.signal };
+    const ctx: RequestContext = { request, query, identity, config: this.config, requestId: request.requestId };
     // Path mapping rewrites the routed operation only: the signature above was verified over what was sent.
     const mapped = this.paths?.map(routed);
     if (mapped?.level === 'prefix') return this.runPrefixLevel(mapped, ctx);

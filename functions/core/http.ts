@@ -20,7 +20,10 @@ export interface ProxyRequest {
    * body is `'client'` leaves the adapter to stream the body natively instead.
    */
   readonly body: () => ReadableStream<Uint8Array>;
-  /** Aborted when the client goes away. */
+  /**
+   * Aborted when the client goes away; for the core's own backend calls. Adapters may create it lazily:
+   * an AbortSignal per request is measurable on a small GET.
+   */
   readonly signal?: AbortSignal;
 }
 

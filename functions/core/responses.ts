@@ -33,10 +33,25 @@ export function errorResponse(err: unknown, requestId: string, method: string, r
   return xmlResponse(e.status, xml, requestId);
 }
 
-/** A random request id in S3's style (16 upper-case hex characters). */
-export function newRequestId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(8));
+/**
+ * A random prefix per process (or isolate), so ids from different instances do not collide. Drawn on first
+ * use: edge workers refuse random generation at module scope.
+ */
+let requestIdPrefix: string | undefined;
+let requestCounter = 0;
+
+function randomPrefix(): string {
   let out = '';
-  for (const b of bytes) out += b.toString(16).padStart(2, '0');
+  for (const b of crypto.getRandomValues(new Uint8Array(4))) out += b.toString(16).padStart(2, '0');
   return out.toUpperCase();
+}
+
+/**
+ * A request id in S3's style (16 upper-case hex characters): the instance's random prefix and a counter,
+ * unique per instance without a random draw per request.
+ */
+export function newRequestId(): string {
+  requestCounter = (requestCounter + 1) % 0x100000000;
+  requestIdPrefix ??= randomPrefix();
+  return requestIdPrefix + requestCounter.toString(16).toUpperCase().padStart(8, '0');
 }

@@ -8,6 +8,7 @@ import { accessLogLine } from './access-log';
 import { eventBody, toProxyRequest } from './lambda-event';
 import { openResponse } from './lambda-response';
 import { execute } from './node-executor';
+import { onAbort } from './node-http';
 
 /** Resolves the gateway built at cold start (configuration, keys and caches live as long as the sandbox). */
 export type GatewayLoader = () => Promise<Gateway>;
@@ -37,6 +38,7 @@ export function streamingHandler(
     let sink: Writable | undefined;
     const result = await execute(gateway, {
       request,
+      whenClientGone: (cancel) => onAbort(abort.signal, cancel),
       body: () => Readable.from(body.length > 0 ? [body] : []),
       start: (status, headers) => (sink = openResponse(responseStream, status, headers)),
     });

@@ -15,6 +15,8 @@ export interface NodeExchange {
   readonly body: () => Readable;
   /** Sends status and headers; returns where the body goes. Called exactly once. */
   readonly start: (status: number, headers: HeaderMap) => Writable;
+  /** Registers what to do when the client goes away before the response finished (abort the backend). */
+  readonly whenClientGone: (abort: () => void) => void;
 }
 
 export interface ExchangeResult {
@@ -30,7 +32,7 @@ export async function execute(gateway: Gateway, exchange: NodeExchange): Promise
       dispatch = body === undefined ? dispatch.tooLarge() : await dispatch.withBody(body);
     }
     if (dispatch.kind === 'response') return await writeResponse(exchange, dispatch.response);
-    const backend = await sendNode(dispatch.request, exchange.body, exchange.request.signal);
+    const backend = await sendNode(dispatch.request, exchange.body, exchange.whenClientGone);
     const head = dispatch.respond(backend.statusCode ?? 502, toHeaders(backend.headers));
     if (isProxyResponse(head)) {
       backend.resume();
@@ -43,15 +45,32 @@ export async function execute(gateway: Gateway, exchange: NodeExchange): Promise
   }
 }
 
-async function stream(backend: IncomingMessage, sink: Writable, status: number): Promise<ExchangeResult> {
-  try {
-    await pipeline(backend, sink);
-    return { status };
-  } catch (err) {
-    // The status line is gone: a truncated body is the only way left to signal the failure.
-    sink.destroy();
-    return { status, error: err };
-  }
+/**
+ * Pipes the backend's body to the client with backpressure. A plain `pipe` with three listeners: measured
+ * here, `stream.pipeline` cost a noticeable share of a small request's CPU. On any failure both sides are
+ * destroyed: the status line is gone, so a truncated body is the only way left to signal it.
+ */
+function stream(backend: IncomingMessage, sink: Writable, status: number): Promise<ExchangeResult> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (error?: unknown): void => {
+      if (settled) return;
+      settled = true;
+      if (error !== undefined) {
+        backend.destroy();
+        sink.destroy();
+      }
+      resolve(error === undefined ? { status } : { status, error });
+    };
+    backend.once('error', settle);
+    backend.once('close', () => {
+      if (!backend.complete) settle(new Error('The backend closed the response early'));
+    });
+    sink.once('error', settle);
+    sink.once('finish', () => settle());
+    sink.once('close', () => settle(sink.writableFinished ? undefined : new Error('The client went away')));
+    backend.pipe(sink);
+  });
 }
 
 async function writeResponse(exchange: NodeExchange, response: ProxyResponse): Promise<ExchangeResult> {

@@ -22,7 +22,11 @@ const IDLE_TIMEOUT_MS = 120_000;
  * an S3Error (503 unreachable, 504 timed out); a body stream that errors aborts the request first, so the
  * backend never commits a partial object, and its error is the rejection.
  */
-export function sendNode(request: BackendRequest, clientBody: () => Readable, signal?: AbortSignal): Promise<http.IncomingMessage> {
+export function sendNode(
+  request: BackendRequest,
+  clientBody: () => Readable,
+  whenGone?: (abort: () => void) => void,
+): Promise<http.IncomingMessage> {
   const url = splitUrl(request.url);
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
@@ -36,15 +40,19 @@ export function sendNode(request: BackendRequest, clientBody: () => Readable, si
         method: request.method,
         headers: request.headers,
         agent: agents[url.protocol],
-        signal,
         timeout: IDLE_TIMEOUT_MS,
       },
       resolve,
     );
+    let gone = false;
+    whenGone?.(() => {
+      gone = true;
+      req.destroy(new Error('The client went away'));
+    });
     req.on('timeout', () => req.destroy(new S3Error('GatewayTimeout', 'The backend did not answer in time')));
     req.on('error', (err) => {
       if (bodyError !== undefined) reject(bodyError);
-      else if (err instanceof S3Error || signal?.aborted) reject(err);
+      else if (err instanceof S3Error || gone) reject(err);
       else reject(new S3Error('ServiceUnavailable', 'The backend is unreachable'));
     });
     const body = request.body;
@@ -63,13 +71,19 @@ export function sendNode(request: BackendRequest, clientBody: () => Readable, si
 
 /** A BackendClient for the core, built on sendNode; the core never streams the client's body through it. */
 export const nodeBackendClient: BackendClient = async (request, signal) => {
-  const res = await sendNode(request, () => Readable.from([]), signal);
+  const res = await sendNode(request, () => Readable.from([]), signal && ((abort) => onAbort(signal, abort)));
   return {
     status: res.statusCode ?? 502,
     headers: toHeaders(res.headers),
     body: Readable.toWeb(res) as unknown as ReadableStream<Uint8Array>,
   };
 };
+
+/** Runs `abort` when `signal` aborts (at once if it already has). */
+export function onAbort(signal: AbortSignal, abort: () => void): void {
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+}
 
 export function toHeaders(incoming: http.IncomingHttpHeaders): Headers {
   const headers = new Headers();

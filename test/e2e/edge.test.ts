@@ -18,7 +18,7 @@ const MiB = 1024 * 1024;
 const RSS_BUDGET = 64 * MiB;
 const GET_SIZE = 150 * 1000 * 1000;
 /** The largest part that passes Cloudflare's smallest request limit (100 MB), headers included. */
-const LARGEST_PART = (RUNTIME_LIMITS.edge.maxRequestBodyBytes ?? 0) - 1000 * 1000;
+const LARGEST_PART = (RUNTIME_LIMITS.edge.platformMaxRequestBodyBytes ?? 0) - 1000 * 1000;
 
 let backend: S3rver;
 let gw: RunningGateway;

@@ -8,14 +8,30 @@
  *
  * RGW's STS is reached through a transparent loopback relay (support/sts-relay.ts) that records each
  * AssumeRoleWithWebIdentity, so exchanges are counted at the token service, and that can hold exchanges
- * or stop listening. Multipart uploads and DeleteObjects are built on another branch; once merged they go
- * through the same S3Store.sign and need only a test here.
+ * or stop listening. The whole write path (PUT, multipart, CopyObject, DeleteObjects) signs through the
+ * same S3Store.sign, so each operation is shown against RGW with the exchanged credentials; parts of 5 MiB
+ * (RGW's minimum for all but the last part) are shown where the runtime's request limit lets them pass.
  */
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { X509Certificate } from 'node:crypto';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  ListPartsCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+  type S3Client,
+  type S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { X509Certificate, createHash, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { awsCli, jsClient } from '../support/clients';
-import { RUNTIME_LIMITS, RUNTIMES, freePort, runGatewayExpectingFailure, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
+import { awsCli, jsClient, type Keys } from '../support/clients';
+import { RUNTIMES, RUNTIME_LIMITS, freePort, runGatewayExpectingFailure, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { generateProviderKey, type ProviderKeyPem } from '../support/provider-key';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
@@ -29,6 +45,10 @@ const SUBJECTS = ['s3-proxy', 'burst', 'renew', 'outage'];
 /** RGW issues 900 s credentials; renewing 894 s ahead makes a renewal due 6 s after each exchange. */
 const SESSION_SECONDS = 900;
 const REFRESH_AHEAD_SECONDS = 894;
+const MiB = 1024 * 1024;
+/** May delete only under `del/mine/` in `fed` (and nothing else): DeleteObjects refuses its other keys. */
+const LIMITED: Keys = { accessKeyId: 'LIMITEDKEY0000000000', secretAccessKey: 'limited/secret/key/00000000000000000000' };
+const sha = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
 
 let rgw: Rgw;
 let relay: StsRelay;
@@ -120,7 +140,17 @@ principal_name = "admin"
 [[credentials.allowed_scopes]]
 bucket = "*"
 prefixes = []
-actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket"]
+actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket",
+  "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"]
+
+[[credentials]]
+access_key_id = "${LIMITED.accessKeyId}"
+secret_access_key = "${LIMITED.secretAccessKey}"
+principal_name = "limited"
+[[credentials.allowed_scopes]]
+bucket = "fed"
+prefixes = ["del/mine/"]
+actions = ["delete_object"]
 `,
     ].join('\n');
     gw = await startGateway(runtime, {
@@ -217,6 +247,97 @@ actions = ["get_object", "head_object", "put_object", "delete_object", "list_buc
       await admin.send(new DeleteObjectCommand({ Bucket: 'fed', Key: `put/${runtime}.txt` }));
       const after = await direct.send(new ListObjectsV2Command({ Bucket: 'fed', Prefix: `put/${runtime}` }));
       expect(after.KeyCount).toBe(0);
+    });
+
+    /** RGW makes the role session the owner of what it writes; this ACL lets the bucket's owner (`direct`) read it. */
+    const OWNER_READS = 'bucket-owner-full-control' as const;
+    const readDirect = async (key: string): Promise<Buffer> =>
+      Buffer.from((await (await direct.send(new GetObjectCommand({ Bucket: 'fed', Key: key }))).Body?.transformToByteArray()) ?? []);
+    const limit = RUNTIME_LIMITS[runtime].maxRequestBodyBytes;
+
+    it('completes a single-part multipart upload (one small part is allowed: it is the last)', async () => {
+      const key = `multipart/${runtime}/single.txt`;
+      const body = Buffer.from(`one small part, uploaded by ${runtime}`);
+      const created = await admin.send(new CreateMultipartUploadCommand({ Bucket: 'fed', Key: key, ContentType: 'text/plain', ACL: OWNER_READS }));
+      expect(created).toMatchObject({ Bucket: 'fed', Key: key });
+      const part = await admin.send(new UploadPartCommand({ Bucket: 'fed', Key: key, UploadId: created.UploadId, PartNumber: 1, Body: body }));
+      const listed = await admin.send(new ListPartsCommand({ Bucket: 'fed', Key: key, UploadId: created.UploadId }));
+      expect(listed.Parts?.map((p) => [p.PartNumber, p.Size])).toEqual([[1, body.length]]);
+      const done = await admin.send(
+        new CompleteMultipartUploadCommand({ Bucket: 'fed', Key: key, UploadId: created.UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] } }),
+      );
+      expect(done.ETag).toMatch(/^"[0-9a-f]{32}-1"$/);
+      expect((await readDirect(key)).equals(body)).toBe(true);
+      const head = await direct.send(new HeadObjectCommand({ Bucket: 'fed', Key: key }));
+      expect(head.ContentType).toBe('text/plain');
+    });
+
+    if (limit === undefined) {
+      it('completes a 5 MiB + 1 KiB multipart upload in two parts (RGW\'s 5 MiB minimum for the first)', async () => {
+        const key = `multipart/${runtime}/two-parts.bin`;
+        const body = randomBytes(5 * MiB + 1024);
+        const created = await admin.send(new CreateMultipartUploadCommand({ Bucket: 'fed', Key: key, ACL: OWNER_READS }));
+        const parts = [];
+        for (const [n, slice] of [[1, body.subarray(0, 5 * MiB)], [2, body.subarray(5 * MiB)]] as const) {
+          const out = await admin.send(new UploadPartCommand({ Bucket: 'fed', Key: key, UploadId: created.UploadId, PartNumber: n, Body: slice }));
+          parts.push({ PartNumber: n, ETag: out.ETag });
+        }
+        const done = await admin.send(new CompleteMultipartUploadCommand({ Bucket: 'fed', Key: key, UploadId: created.UploadId, MultipartUpload: { Parts: parts } }));
+        expect(done.ETag).toMatch(/^"[0-9a-f]{32}-2"$/);
+        expect(sha(await readDirect(key))).toBe(sha(body));
+      });
+    } else {
+      it(`refuses a 5 MiB part above the runtime's ${(limit / MiB).toFixed(2)} MiB request limit with the front's 413; RGW holds no part`, async () => {
+        const key = `multipart/${runtime}/two-parts.bin`;
+        const created = await admin.send(new CreateMultipartUploadCommand({ Bucket: 'fed', Key: key, ACL: OWNER_READS }));
+        const refused = await admin
+          .send(new UploadPartCommand({ Bucket: 'fed', Key: key, UploadId: created.UploadId, PartNumber: 1, Body: randomBytes(5 * MiB) }))
+          .then(() => undefined, (err: unknown) => err as S3ServiceException);
+        expect(refused?.$metadata?.httpStatusCode).toBe(413);
+        const listed = await admin.send(new ListPartsCommand({ Bucket: 'fed', Key: key, UploadId: created.UploadId }));
+        expect(listed.Parts ?? []).toEqual([]);
+        await admin.send(new AbortMultipartUploadCommand({ Bucket: 'fed', Key: key, UploadId: created.UploadId }));
+        const after = await direct.send(new ListObjectsV2Command({ Bucket: 'fed', Prefix: key }));
+        expect(after.KeyCount).toBe(0);
+      });
+    }
+
+    it('copies within the bucket, from an object the bucket owner wrote and from one the role session wrote', async () => {
+      await admin.send(new CopyObjectCommand({ Bucket: 'fed', Key: `copy/${runtime}/hello.txt`, CopySource: 'fed/hello.txt', ACL: OWNER_READS }));
+      expect((await readDirect(`copy/${runtime}/hello.txt`)).toString()).toBe('hello from RGW\n');
+      await admin.send(new PutObjectCommand({ Bucket: 'fed', Key: `copy/${runtime}/source.txt`, Body: 'session-owned source', ACL: OWNER_READS }));
+      await admin.send(
+        new CopyObjectCommand({
+          Bucket: 'fed',
+          Key: `copy/${runtime}/target.txt`,
+          CopySource: `fed/copy/${runtime}/source.txt`,
+          MetadataDirective: 'REPLACE',
+          ContentType: 'text/x-copied',
+          ACL: OWNER_READS,
+        }),
+      );
+      expect((await readDirect(`copy/${runtime}/target.txt`)).toString()).toBe('session-owned source');
+      expect((await direct.send(new HeadObjectCommand({ Bucket: 'fed', Key: `copy/${runtime}/target.txt` }))).ContentType).toBe('text/x-copied');
+    });
+
+    it('DeleteObjects deletes the keys the caller may delete; the others are AccessDenied entries and stay on RGW', async () => {
+      const mine = [`del/mine/${runtime}/a.txt`, `del/mine/${runtime}/b c.txt`];
+      const theirs = `del/theirs/${runtime}/c.txt`;
+      for (const key of [...mine, theirs]) await direct.send(new PutObjectCommand({ Bucket: 'fed', Key: key, Body: key }));
+      const limited = jsClient(gw.endpoint, LIMITED);
+      try {
+        const out = await limited.send(new DeleteObjectsCommand({ Bucket: 'fed', Delete: { Objects: [...mine, theirs].map((Key) => ({ Key })) } }));
+        expect(out.Deleted?.map((d) => d.Key).sort()).toEqual([...mine].sort());
+        expect(out.Errors?.map((e) => [e.Key, e.Code])).toEqual([[theirs, 'AccessDenied']]);
+      } finally {
+        limited.destroy();
+      }
+      const left = await direct.send(new ListObjectsV2Command({ Bucket: 'fed', Prefix: 'del/' }));
+      expect(left.Contents?.map((c) => c.Key).filter((k) => k?.includes(`/${runtime}/`))).toEqual([theirs]);
+      // A keyed client allowed everywhere deletes the rest the same way.
+      const all = await admin.send(new DeleteObjectsCommand({ Bucket: 'fed', Delete: { Objects: [{ Key: theirs }] } }));
+      expect(all.Deleted?.map((d) => d.Key)).toEqual([theirs]);
+      expect((await direct.send(new ListObjectsV2Command({ Bucket: 'fed', Prefix: `del/theirs/${runtime}/` }))).KeyCount).toBe(0);
     });
 
     it('lists for an anonymous aws-cli', async () => {

@@ -1,6 +1,5 @@
 import { GetObjectCommand, HeadObjectCommand, ListObjectVersionsCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
 import type { Keys } from '../support/clients';
-import { RUNTIME_LIMITS, type RuntimeName } from '../support/gateway';
 import { gatewayConfig, type Backends } from './fixtures';
 
 /**
@@ -66,15 +65,6 @@ bucket = "tenant"
 prefixes = []
 actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket", ${MULTIPART}]
 `;
-}
-
-/**
- * The largest request body each runtime accepts (RUNTIME_LIMITS). The Lambda runtime buffers the
- * request into a 6 MB invocation payload, base64 included: multipart parts (5 MiB minimum on RGW) and large
- * PUTs cannot pass there by design (spec Limits), so the suites run those cases only where they fit.
- */
-export function maxRequestBytes(runtime: RuntimeName): number {
-  return RUNTIME_LIMITS[runtime].maxRequestBodyBytes ?? Number.POSITIVE_INFINITY;
 }
 
 /** The S3 error code a client call fails with, or undefined when it succeeds. */

@@ -174,8 +174,8 @@ function requireOpenssl(): void {
   }
 }
 
-/** A CA and a server certificate for 127.0.0.1 / localhost signed by it, in `dir`. */
-function makeCertificates(dir: string): { ca: string; key: string; cert: string } {
+/** A CA and a server certificate for 127.0.0.1 / localhost signed by it, in `dir` (also used by `https-front.ts`). */
+export function makeCertificates(dir: string): { ca: string; key: string; cert: string } {
   requireOpenssl();
   const ssl = (...args: string[]): void => void execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2',

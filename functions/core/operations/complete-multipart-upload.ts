@@ -75,7 +75,7 @@ async function complete(
     buildXml('CompleteMultipartUpload', { Part: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) }, S3_XMLNS),
   );
   const headers = { ...completeHeaders(ctx.request.headers), 'content-type': 'application/xml' };
-  const response = await store.send({ method: 'POST', key, query: { uploadId }, headers, body }, ctx.signal);
+  const response = await store.send({ method: 'POST', key, query: { uploadId }, headers, body }, ctx.request.signal);
   const read = await readDocument(response, 'CompleteMultipartUploadResult', ctx.requestId);
   if (read.response) return read.response;
   let etag = textOf(childOf(read.document, 'ETag')) ?? '';
@@ -90,7 +90,7 @@ async function complete(
 
 /** Ceph RGW (Pacific) answers Complete with an empty ETag; its HEAD has the right one (backends.md). */
 async function currentETag(ctx: BucketContext, store: ReturnType<typeof s3StoreOf>, key: string): Promise<string> {
-  const head = await store.send({ method: 'HEAD', key, headers: {} }, ctx.signal);
+  const head = await store.send({ method: 'HEAD', key, headers: {} }, ctx.request.signal);
   await head.body?.cancel();
   return head.status === 200 ? (head.headers.get('etag') ?? '') : '';
 }

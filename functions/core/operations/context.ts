@@ -11,7 +11,6 @@ export interface RequestContext {
   readonly identity: Identity;
   readonly config: Config;
   readonly requestId: string;
-  readonly signal?: AbortSignal;
 }
 
 /** A request aimed at one virtual bucket, with its store. */

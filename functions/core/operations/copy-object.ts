@@ -87,6 +87,6 @@ export async function copyObject(ctx: BucketContext, key: string, source: CopySo
   const backends = copyableBackends(sourceBucket, ctx.bucket);
   const store = s3StoreOf(ctx, 'CopyObject');
   const headers = { ...copyHeaders(ctx.request.headers), 'x-amz-copy-source': backendCopySource(source, backends.source) };
-  const response = await store.send({ method: 'PUT', key, headers }, ctx.signal);
+  const response = await store.send({ method: 'PUT', key, headers }, ctx.request.signal);
   return passThrough(response, await readBackendBody(response), ctx.requestId);
 }

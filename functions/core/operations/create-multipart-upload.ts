@@ -10,7 +10,7 @@ import { createMultipartHeaders } from './write-headers';
  */
 export async function createMultipartUpload(ctx: BucketContext, key: string): Promise<ProxyResponse> {
   const store = s3StoreOf(ctx, 'CreateMultipartUpload');
-  const response = await store.send({ method: 'POST', key, query: { uploads: '' }, headers: createMultipartHeaders(ctx.request.headers) }, ctx.signal);
+  const response = await store.send({ method: 'POST', key, query: { uploads: '' }, headers: createMultipartHeaders(ctx.request.headers) }, ctx.request.signal);
   const read = await readDocument(response, 'InitiateMultipartUploadResult', ctx.requestId);
   if (read.response) return read.response;
   const uploadId = textOf(childOf(read.document, 'UploadId')) ?? '';

@@ -87,7 +87,7 @@ async function run(ctx: BucketContext, store: Store, mayDelete: KeyAuthorizer, b
   const headers: Record<string, string> = { 'content-type': 'application/xml', 'content-md5': base64Digest('md5', backendBody) };
   // The client's checksum covered its own body; the backend gets the same algorithm over the new one.
   for (const { algorithm } of headerChecksums(ctx.request.headers)) headers[`x-amz-checksum-${algorithm}`] = base64Digest(algorithm, backendBody);
-  const response = await store.send({ method: 'POST', query: { delete: '' }, headers, body: backendBody }, ctx.signal);
+  const response = await store.send({ method: 'POST', query: { delete: '' }, headers, body: backendBody }, ctx.request.signal);
   const read = await readDocument(response, 'DeleteResult', ctx.requestId);
   if (read.response) return read.response;
   const result = read.document;

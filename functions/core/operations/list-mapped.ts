@@ -104,7 +104,7 @@ export async function listMapped(
         continuationToken: resuming?.t,
         fetchOwner: params.fetchOwner,
       },
-      child.ctx.signal,
+      child.ctx.request.signal,
     );
     const page: ListPage = access.scopes ? onlyAllowed(raw, access.scopes, child.ctx.bucket.name) : raw;
     for (const entry of page.contents) contents.push({ ...entry, key: base + entry.key });

@@ -49,7 +49,7 @@ export async function listMultipartUploads(ctx: BucketContext, params: ListUploa
   if (params.delimiter) query.delimiter = params.delimiter;
   if (params.keyMarker) query['key-marker'] = store.backendKey(params.keyMarker);
   if (params.uploadIdMarker) query['upload-id-marker'] = params.uploadIdMarker;
-  const response = await store.send({ method: 'GET', query, headers: {} }, ctx.signal);
+  const response = await store.send({ method: 'GET', query, headers: {} }, ctx.request.signal);
   const read = await readDocument(response, 'ListMultipartUploadsResult', ctx.requestId);
   if (read.response) return read.response;
   const result = read.document;

@@ -15,7 +15,7 @@ export async function listObjects(ctx: BucketContext, version: 1 | 2, params: Li
 
 /** One page of the bucket's listing, without the entries the caller's scopes (when given) do not cover. */
 export async function listPage(ctx: BucketContext, params: ListParams, scopes?: readonly Scope[]): Promise<ListPage> {
-  const page = await ctx.store.list(params, ctx.signal);
+  const page = await ctx.store.list(params, ctx.request.signal);
   return scopes ? onlyAllowed(page, scopes, ctx.bucket.name) : page;
 }
 

@@ -13,7 +13,7 @@ export async function listParts(ctx: BucketContext, key: string, uploadId: strin
     const value = ctx.query.get(name);
     if (value !== undefined && value !== '') query[name] = value;
   }
-  const response = await store.send({ method: 'GET', key, query, headers: {} }, ctx.signal);
+  const response = await store.send({ method: 'GET', key, query, headers: {} }, ctx.request.signal);
   const read = await readDocument(response, 'ListPartsResult', ctx.requestId);
   if (read.response) return read.response;
   return documentResponse('ListPartsResult', { ...toXmlNode(read.document), Bucket: ctx.bucket.name, Key: key }, ctx.requestId, documentHeaders(response));
