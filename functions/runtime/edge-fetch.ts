@@ -90,34 +90,69 @@ async function requestBody(
   if (body instanceof Uint8Array) return body;
   // The client's own body keeps the length the platform knows for it: passed as is, it streams natively.
   if (body === 'client') return clientBody();
-  const tracked = await primed(body, onError);
-  if (tracked instanceof Uint8Array) return tracked;
+  const started = await primed(body, onError);
+  if (started instanceof Uint8Array) return started;
   const length = contentLength(request.headers);
-  if (length === undefined || platform.FixedLengthStream === undefined) return tracked;
+  if (length === undefined || platform.FixedLengthStream === undefined) return asStream(started, onError);
   const fixed = new platform.FixedLengthStream(length);
-  // A failure reaches the readable side through the aborted writable; the rejection itself is recorded above.
-  tracked.pipeTo(fixed.writable).catch(() => undefined);
+  void pump(started, fixed.writable, onError);
   return fixed.readable;
 }
 
+/** A core stream whose first piece has been read. */
+interface Started {
+  readonly first: Uint8Array;
+  readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+}
+
 /**
- * The core's stream, with its first error recorded before it reaches `fetch` (which would hide it). The
- * first piece is read before the backend is contacted: `fetch` sends the request head at once, and a body
- * the core refuses before passing on a single byte (a small one held back for its checksum) must never
- * reach the backend at all, since some stores keep an empty object from a request cut after its head.
- * An empty body comes back as empty bytes.
+ * Reads the first piece of the core's stream before the backend is contacted: `fetch` sends the request
+ * head at once, and a body the core refuses before passing on a single byte (a small one held back for its
+ * checksum) must never reach the backend at all, since some stores keep an empty object from a request cut
+ * after its head. An empty body comes back as empty bytes; an error is recorded (`fetch` would hide it).
  */
-async function primed(source: ReadableStream<Uint8Array>, onError: (err: unknown) => void): Promise<ReadableStream<Uint8Array> | Uint8Array> {
+async function primed(source: ReadableStream<Uint8Array>, onError: (err: unknown) => void): Promise<Started | Uint8Array> {
   const reader = source.getReader();
-  let first: Awaited<ReturnType<typeof reader.read>>;
   try {
-    first = await reader.read();
+    const first = await reader.read();
+    return first.done ? new Uint8Array(0) : { first: first.value, reader };
   } catch (err) {
     onError(err);
     throw err;
   }
-  if (first.done) return new Uint8Array(0);
-  let pending: Uint8Array | undefined = first.value;
+}
+
+/**
+ * Copies the core's stream into the platform's pipe one piece at a time, each write awaited: the pipe's
+ * writable side accepts writes faster than the backend drains them, so without this the core could run
+ * ahead of the upload and the isolate would hold the difference. A failure is recorded and aborts the
+ * pipe, which fails the request.
+ */
+async function pump(started: Started, sink: WritableStream<Uint8Array>, onError: (err: unknown) => void): Promise<void> {
+  const writer = sink.getWriter();
+  try {
+    await writer.write(started.first);
+    for (;;) {
+      let piece: Awaited<ReturnType<typeof started.reader.read>>;
+      try {
+        piece = await started.reader.read();
+      } catch (err) {
+        onError(err);
+        throw err;
+      }
+      if (piece.done) break;
+      await writer.write(piece.value);
+    }
+    await writer.close();
+  } catch (err) {
+    await writer.abort(err).catch(() => undefined);
+    await started.reader.cancel(err).catch(() => undefined);
+  }
+}
+
+/** The started stream as a stream again, errors recorded (where the platform has no FixedLengthStream). */
+function asStream(started: Started, onError: (err: unknown) => void): ReadableStream<Uint8Array> {
+  let pending: Uint8Array | undefined = started.first;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -127,7 +162,7 @@ async function primed(source: ReadableStream<Uint8Array>, onError: (err: unknown
           return;
         }
         try {
-          const { done, value } = await reader.read();
+          const { done, value } = await started.reader.read();
           if (done) controller.close();
           else controller.enqueue(value);
         } catch (err) {
@@ -135,7 +170,7 @@ async function primed(source: ReadableStream<Uint8Array>, onError: (err: unknown
           controller.error(err);
         }
       },
-      cancel: (reason) => reader.cancel(reason),
+      cancel: (reason) => started.reader.cancel(reason),
     },
     { highWaterMark: 0 },
   );

@@ -36,20 +36,27 @@ export function edgeHandler(load: EdgeGatewayLoader, log: (line: string) => void
       return new Response(proxyRequest.method === 'HEAD' ? null : failure.body, { status: failure.status, headers: failure.headers });
     }
     const exchange = await execute(gateway, proxyRequest, () => request.body);
-    discardUnread(request, ctx);
+    await discardUnread(request, ctx);
     const ray = request.headers.get('cf-ray');
     ctx.waitUntil(exchange.settled.then((result) => log(accessLogLine(proxyRequest, result, started, ray ? { ray } : {}))));
     return exchange.response;
   };
 }
 
+/** Bodies up to this size are read to their end before a response that did not need them goes out. */
+const DISCARD_BEFORE_RESPONSE_BYTES = 1024 * 1024;
+
 /**
- * A body the exchange never read (a refused upload) is read to its end and dropped while the response goes
- * out, as the Node server does: the runtime would otherwise reset the connection under a client that is
- * still sending, which then never sees the answer.
+ * A body the exchange never read (a refused upload) is read to its end and dropped, as the Node server does:
+ * the runtime would otherwise reset the connection under a client that is still sending, which then never
+ * sees the answer. A small declared body is drained before the response goes out (the client is certain to
+ * read it); a larger or unknown one while it goes out.
  */
-function discardUnread(request: Request, ctx: EdgeContext): void {
+async function discardUnread(request: Request, ctx: EdgeContext): Promise<void> {
   const body = request.body;
   if (body === null || request.bodyUsed || body.locked) return;
-  ctx.waitUntil(body.pipeTo(new WritableStream<Uint8Array>()).catch(() => undefined));
+  const drained = body.pipeTo(new WritableStream<Uint8Array>()).catch(() => undefined);
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (declared <= DISCARD_BEFORE_RESPONSE_BYTES) await drained;
+  else ctx.waitUntil(drained);
 }
