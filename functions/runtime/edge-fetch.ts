@@ -54,8 +54,9 @@ export async function sendFetch(
     abort.abort(err);
   };
   let body: ReadableStream<Uint8Array> | Uint8Array | null;
+  let upload: Upload | undefined;
   try {
-    body = await requestBody(request, clientBody, onBodyError);
+    body = await requestBody(request, clientBody, onBodyError, (started) => (upload = started));
   } catch (err) {
     signal?.removeEventListener('abort', onClientGone);
     throw bodyError ?? err;
@@ -70,7 +71,11 @@ export async function sendFetch(
     ...(body instanceof ReadableStream ? { duplex: 'half' as const } : {}),
   };
   try {
-    return await fetcher(request.url, init);
+    const response = await fetcher(request.url, init);
+    // A backend that answered before taking the whole body (a refusal) gets no more of it; stopping the
+    // core's stream lets it drain the client's body, so the client still reads the answer.
+    upload?.stop();
+    return response;
   } catch (err) {
     if (bodyError !== undefined) throw bodyError;
     if (err instanceof S3Error || signal?.aborted) throw err;
@@ -80,10 +85,16 @@ export async function sendFetch(
   }
 }
 
+/** An upload of the core's stream in progress; `stop` ends it where it is (a no-op once it is complete). */
+interface Upload {
+  stop(): void;
+}
+
 async function requestBody(
   request: BackendRequest,
   clientBody: () => ReadableStream<Uint8Array> | null,
   onError: (err: unknown) => void,
+  onUpload: (upload: Upload) => void,
 ): Promise<ReadableStream<Uint8Array> | Uint8Array | null> {
   const body = request.body;
   if (body === undefined || body === null) return null;
@@ -95,7 +106,7 @@ async function requestBody(
   const length = contentLength(request.headers);
   if (length === undefined || platform.FixedLengthStream === undefined) return asStream(started, onError);
   const fixed = new platform.FixedLengthStream(length);
-  void pump(started, fixed.writable, onError);
+  onUpload(pump(started, fixed.writable, onError));
   return fixed.readable;
 }
 
@@ -128,26 +139,38 @@ async function primed(source: ReadableStream<Uint8Array>, onError: (err: unknown
  * ahead of the upload and the isolate would hold the difference. A failure is recorded and aborts the
  * pipe, which fails the request.
  */
-async function pump(started: Started, sink: WritableStream<Uint8Array>, onError: (err: unknown) => void): Promise<void> {
+function pump(started: Started, sink: WritableStream<Uint8Array>, onError: (err: unknown) => void): Upload {
   const writer = sink.getWriter();
-  try {
-    await writer.write(started.first);
-    for (;;) {
-      let piece: Awaited<ReturnType<typeof started.reader.read>>;
-      try {
-        piece = await started.reader.read();
-      } catch (err) {
-        onError(err);
-        throw err;
+  let finished = false;
+  const stop = (reason?: unknown): void => {
+    if (finished) return;
+    finished = true;
+    void writer.abort(reason).catch(() => undefined);
+    void started.reader.cancel(reason).catch(() => undefined);
+  };
+  void (async () => {
+    try {
+      await writer.write(started.first);
+      for (;;) {
+        let piece: Awaited<ReturnType<typeof started.reader.read>>;
+        try {
+          piece = await started.reader.read();
+        } catch (err) {
+          onError(err);
+          throw err;
+        }
+        if (piece.done || finished) break;
+        await writer.write(piece.value);
       }
-      if (piece.done) break;
-      await writer.write(piece.value);
+      if (!finished) {
+        finished = true;
+        await writer.close();
+      }
+    } catch (err) {
+      stop(err);
     }
-    await writer.close();
-  } catch (err) {
-    await writer.abort(err).catch(() => undefined);
-    await started.reader.cancel(err).catch(() => undefined);
-  }
+  })();
+  return { stop: () => stop(new Error('The backend answered before the whole body was sent')) };
 }
 
 /** The started stream as a stream again, errors recorded (where the platform has no FixedLengthStream). */

@@ -4,7 +4,7 @@ import { errorResponse } from '../core/responses';
 import { accessLogLine } from './access-log';
 import type { EdgeBindings } from './edge-environment';
 import { execute } from './edge-executor';
-import { toProxyRequest } from './edge-request';
+import { clientBody, toProxyRequest } from './edge-request';
 
 /** The part of a Worker's ExecutionContext the adapter uses. */
 export interface EdgeContext {
@@ -25,7 +25,8 @@ export type EdgeFetchHandler = (request: Request, bindings: EdgeBindings, ctx: E
 export function edgeHandler(load: EdgeGatewayLoader, log: (line: string) => void = (line) => console.log(line)): EdgeFetchHandler {
   return async (request, bindings, ctx) => {
     const started = performance.now();
-    const proxyRequest = toProxyRequest(request);
+    const body = clientBody(request.body);
+    const proxyRequest = toProxyRequest(request, body.stream);
     let gateway: Gateway;
     try {
       gateway = await load(bindings);
@@ -36,27 +37,10 @@ export function edgeHandler(load: EdgeGatewayLoader, log: (line: string) => void
       return new Response(proxyRequest.method === 'HEAD' ? null : failure.body, { status: failure.status, headers: failure.headers });
     }
     const exchange = await execute(gateway, proxyRequest, () => request.body);
-    await discardUnread(request, ctx);
+    // What the exchange left of the client's body is read and dropped, as the Node server does.
+    ctx.waitUntil(body.discardRest());
     const ray = request.headers.get('cf-ray');
     ctx.waitUntil(exchange.settled.then((result) => log(accessLogLine(proxyRequest, result, started, ray ? { ray } : {}))));
     return exchange.response;
   };
-}
-
-/** Bodies up to this size are read to their end before a response that did not need them goes out. */
-const DISCARD_BEFORE_RESPONSE_BYTES = 1024 * 1024;
-
-/**
- * A body the exchange never read (a refused upload) is read to its end and dropped, as the Node server does:
- * the runtime would otherwise reset the connection under a client that is still sending, which then never
- * sees the answer. A small declared body is drained before the response goes out (the client is certain to
- * read it); a larger or unknown one while it goes out.
- */
-async function discardUnread(request: Request, ctx: EdgeContext): Promise<void> {
-  const body = request.body;
-  if (body === null || request.bodyUsed || body.locked) return;
-  const drained = body.pipeTo(new WritableStream<Uint8Array>()).catch(() => undefined);
-  const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared <= DISCARD_BEFORE_RESPONSE_BYTES) await drained;
-  else ctx.waitUntil(drained);
 }

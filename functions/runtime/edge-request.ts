@@ -11,7 +11,7 @@ import { newRequestId } from '../core/responses';
  * path with dot segments is refused (the signature covers the path it sent, the core verifies the one that
  * arrived); an anonymous one reaches the resolved path, authorized as that path (docs/edge.md).
  */
-export function toProxyRequest(request: Request): ProxyRequest {
+export function toProxyRequest(request: Request, body: () => ReadableStream<Uint8Array> = () => request.body ?? emptyBody()): ProxyRequest {
   const { rawPath, rawQuery } = requestTarget(request.url);
   return {
     requestId: newRequestId(),
@@ -19,7 +19,7 @@ export function toProxyRequest(request: Request): ProxyRequest {
     rawPath,
     rawQuery,
     headers: request.headers,
-    body: () => request.body ?? emptyBody(),
+    body,
     signal: request.signal,
   };
 }
@@ -44,4 +44,54 @@ export function requestTarget(url: string): { rawPath: string; rawQuery: string 
 
 function emptyBody(): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+}
+
+/**
+ * The client's body as the core reads it, with whatever the core leaves unread still reachable by the
+ * adapter. The Node server drops an unread request body by itself; the Workers runtime resets the
+ * connection instead, under a client that may still be sending and then never reads the answer (a
+ * refused upload, a precondition failed before the body was needed). The wrapper never cancels the
+ * client's stream, so `discardRest` can read it to its end whatever the core did with its side.
+ */
+export interface ClientBody {
+  /** The stream handed to the core (opened at most once). */
+  readonly stream: () => ReadableStream<Uint8Array>;
+  /** Reads what is left of the client's body and drops it; resolves at its end, never rejects. */
+  readonly discardRest: () => Promise<void>;
+}
+
+export function clientBody(body: ReadableStream<Uint8Array> | null): ClientBody {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let ended = body === null;
+  const read = async (): Promise<Uint8Array | undefined> => {
+    reader ??= body?.getReader();
+    const piece = await reader?.read();
+    if (piece === undefined || piece.done) {
+      ended = true;
+      return undefined;
+    }
+    return piece.value;
+  };
+  return {
+    stream: () =>
+      new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            const piece = await read();
+            if (piece === undefined) controller.close();
+            else controller.enqueue(piece);
+          },
+        },
+        { highWaterMark: 0 },
+      ),
+    discardRest: async () => {
+      // Untouched and locked: the platform streamed it to the backend itself.
+      if (ended || (reader === undefined && (body === null || body.locked))) return;
+      try {
+        while ((await read()) !== undefined);
+      } catch {
+        // the client went away
+      }
+    },
+  };
 }
