@@ -70,7 +70,12 @@ function writeBody(req: http.ClientRequest, spec: LoadSpec, done: () => void): v
       left -= n;
       const data = n === MiB.length ? MiB : MiB.subarray(0, n);
       if (crc) checksum = crc32(crc, checksum, data);
-      const ok = spec.awsChunked ? req.write(`${n.toString(16)}\r\n`) && req.write(data) && req.write('\r\n') : req.write(data);
+      // Every frame part is written; only the last write's answer decides whether to wait for 'drain'.
+      if (spec.awsChunked) {
+        req.write(`${n.toString(16)}\r\n`);
+        req.write(data);
+      }
+      const ok = req.write(spec.awsChunked ? '\r\n' : data);
       if (!ok) return void req.once('drain', next);
     }
     if (spec.awsChunked) {

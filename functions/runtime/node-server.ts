@@ -4,13 +4,13 @@ import type { Gateway } from '../core/gateway';
 import type { HeaderMap, ProxyRequest } from '../core/http';
 import { S3Error } from '../core/errors';
 import { errorResponse, newRequestId } from '../core/responses';
-import { accessLogLine } from './access-log';
+import { accessLogLine, batchedStdout } from './access-log';
 import { execute } from './node-executor';
 
 /**
  * The native server adapter: IncomingMessage in, the core's dispatch executed, one JSON access-log line out.
  */
-export function createServer(gateway: Gateway, log: (line: string) => void = (l) => process.stdout.write(l + '\n')): http.Server {
+export function createServer(gateway: Gateway, log: (line: string) => void = batchedStdout()): http.Server {
   return http.createServer((req, res) => {
     const started = performance.now();
     // The client is gone when the response closes unfinished. Listeners on the response, and an

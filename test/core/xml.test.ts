@@ -188,3 +188,42 @@ describe('parseXml: character references', () => {
     expect(parseXml('<Key>a&#x0A;b</Key>')).toEqual({ Key: 'a\nb' });
   });
 });
+
+describe('parseXml: the purpose-built scanner', () => {
+  it('reads pretty-printed documents, attributes (even holding ">"), comments, CDATA and declarations', () => {
+    const doc = `<?xml version="1.0" encoding="utf-8"?>
+<!-- a listing -->
+<EnumerationResults ServiceEndpoint="http://a/?x>y" ContainerName='c'>
+  <Blobs>
+    <Blob><Name><![CDATA[a<b&c]]></Name></Blob>
+    <Blob><Name>d &amp; e</Name></Blob>
+  </Blobs>
+  <NextMarker />
+</EnumerationResults>`;
+    expect(parseXml(doc)).toEqual({
+      EnumerationResults: { Blobs: { Blob: [{ Name: 'a<b&c' }, { Name: 'd & e' }] }, NextMarker: '' },
+    });
+  });
+
+  it.each([
+    ['a second root element', '<A>1</A><B>2</B>'],
+    ['a mismatched closing tag', '<A><B>1</A></B>'],
+    ['an unclosed element', '<A><B>1</B>'],
+    ['text outside the root', 'x<A>1</A>'],
+    ['an unknown entity', '<A>&nbsp;</A>'],
+    ['a stray ampersand', '<A>a & b</A>'],
+    ['an out-of-range character reference', '<A>&#x110000;</A>'],
+    ['a NUL character reference', '<A>&#0;</A>'],
+    ['an unterminated comment', '<A><!-- 1</A>'],
+    ['an empty document', ''],
+    ['nesting deeper than 64', '<A>'.repeat(70) + '</A>'.repeat(70)],
+  ])('refuses %s', (_what, doc) => {
+    expect(parseXml(doc)).toBeUndefined();
+  });
+
+  it('keeps element names such as __proto__ as plain data', () => {
+    const parsed = parseXml('<R><__proto__>x</__proto__><constructor>y</constructor></R>');
+    expect(textOf(childOf(parsed?.R, '__proto__'))).toBe('x');
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+});
