@@ -56,8 +56,11 @@ function emptyBody(): ReadableStream<Uint8Array> {
 export interface ClientBody {
   /** The stream handed to the core (opened at most once). */
   readonly stream: () => ReadableStream<Uint8Array>;
-  /** Reads what is left of the client's body and drops it; resolves at its end, never rejects. */
-  readonly discardRest: () => Promise<void>;
+  /**
+   * Reads what is left of the client's body and drops it, never rejecting. With `upTo`, stops after about
+   * that many bytes and resolves with whether the body ended; call again without it for the rest.
+   */
+  readonly discardRest: (upTo?: number) => Promise<boolean>;
 }
 
 export function clientBody(body: ReadableStream<Uint8Array> | null): ClientBody {
@@ -84,14 +87,19 @@ export function clientBody(body: ReadableStream<Uint8Array> | null): ClientBody 
         },
         { highWaterMark: 0 },
       ),
-    discardRest: async () => {
+    discardRest: async (upTo = Number.POSITIVE_INFINITY) => {
       // Untouched and locked: the platform streamed it to the backend itself.
-      if (ended || (reader === undefined && (body === null || body.locked))) return;
+      if (ended || (reader === undefined && (body === null || body.locked))) return true;
+      let dropped = 0;
       try {
-        while ((await read()) !== undefined);
+        for (let piece = await read(); piece !== undefined; piece = await read()) {
+          dropped += piece.byteLength;
+          if (dropped > upTo) return false;
+        }
       } catch {
         // the client went away
       }
+      return true;
     },
   };
 }

@@ -404,6 +404,8 @@ actions = ["delete_object"]
       const refused = await rawRequest(gw.endpoint, { method: 'GET', target: '/flaky/hello.txt' });
       expect(refused.status).toBe(403);
       expect(errorCode(refused.body)).toBe('AccessDenied');
+      // The gateway's log reaches this process through a pipe (on the edge, through miniflare's): wait for the line.
+      await waitFor(() => exchangeEvents(gw).some((e) => e.outcome === 'refused' && e.role === flakyRole), 'the refused exchange to be logged');
       expect(exchangeEvents(gw)).toContainEqual(expect.objectContaining({ outcome: 'refused', role: flakyRole, code: 'AccessDenied', status: 403 }));
 
       await updateAssumeRolePolicy(rgw, `flaky-${runtime}`, webIdentityTrustPolicy(issuer, ['flaky'], AUDIENCE));
@@ -419,6 +421,7 @@ actions = ["delete_object"]
         expect(down.status).toBe(503);
         expect(errorCode(down.body)).toBe('ServiceUnavailable');
         const code = RUNTIME_LIMITS[runtime].refusedConnectionCode ?? 'ECONNREFUSED';
+        await waitFor(() => exchangeEvents(gw).some((e) => e.outcome === 'unreachable' && e.subject === 'outage'), 'the failed exchange to be logged');
         expect(exchangeEvents(gw)).toContainEqual(expect.objectContaining({ outcome: 'unreachable', subject: 'outage', code }));
       } finally {
         await relay.start();

@@ -41,8 +41,7 @@ export function parseConfig(tomlText: string, env: Environment = {}): Config {
   top.allowOnly(['buckets', 'credentials', 'roles', 'max_upload_bytes', 'path_mapping']);
   const settings = readSettings(env, top.optionalInteger('max_upload_bytes'), problems);
   const pathMapping = readPathMapping(doc.path_mapping, env, problems);
-  const bucketTables = top.tables('buckets');
-  const buckets = uniqueBy(bucketTables.map((t) => readBucket(t, settings, pathMapping)), (b) => b.name, '[[buckets]]', 'name', problems);
+  const buckets = uniqueBy(top.tables('buckets').map((t) => readBucket(t, settings, pathMapping)), (b) => b.name, '[[buckets]]', 'name', problems);
   const credentials = uniqueBy(top.tables('credentials').map(readCredential), (c) => c.accessKeyId, '[[credentials]]', 'access_key_id', problems);
   const roles = uniqueBy(top.tables('roles').map(readRole), (r) => r.roleId, '[[roles]]', 'role_id', problems);
   if (problems.length > 0) throw new ConfigError(problems);
