@@ -15,6 +15,7 @@ import { readIdentityProvider, type IdentityProvider } from './oidc/provider-key
 import { bucketLocation, headBucket, listBuckets } from './operations/buckets';
 import type { BucketContext, RequestContext } from './operations/context';
 import { getObject } from './operations/get-object';
+import { listMapped } from './operations/list-mapped';
 import { listObjects, listParams } from './operations/list-objects';
 import { abortMultipartUpload } from './operations/abort-multipart-upload';
 import { completeMultipartUpload } from './operations/complete-multipart-upload';
@@ -26,6 +27,7 @@ import { listMultipartUploads, listUploadsParams } from './operations/list-multi
 import { listParts } from './operations/list-parts';
 import { uploadPart } from './operations/upload-part';
 import { putObject } from './operations/put-object';
+import { PathMapper, prefixLevelUnsupported, type MappedOperation } from './path-mapping';
 import { Query } from './query';
 import { errorResponse } from './responses';
 import { routeS3, type BucketOperation } from './routing';
@@ -65,6 +67,8 @@ export class Gateway {
   private readonly unseal?: SessionUnsealer;
   /** The STS endpoint, with its JWKS cache: one per Gateway, so per process or cold start. */
   private readonly sts: StsService;
+  /** Client paths to virtual buckets, when the deployment has `[path_mapping]`. */
+  private readonly paths?: PathMapper;
 
   /** @throws ConfigError when the identity provider's key or certificate is unusable. */
   constructor(
@@ -89,6 +93,7 @@ export class Gateway {
     const key = config.settings.sessionTokenKey;
     this.unseal = deps.unseal ?? (key ? sessionUnsealer(key) : undefined);
     this.sts = new StsService(config, { client: deps.client, now: this.now, unseal: this.unseal });
+    if (config.pathMapping) this.paths = new PathMapper(config.pathMapping, config.buckets);
     const client = guardClient(deps.client);
     for (const bucket of config.buckets.values()) this.stores.set(bucket.name, this.createStore(bucket, client));
   }
@@ -122,12 +127,17 @@ export class Gateway {
   }
 
   private async dispatchS3(request: ProxyRequest, query: Query): Promise<Dispatch> {
-    const operation = routeS3(request.method, request.rawPath, query, request.headers);
+    const routed = routeS3(request.method, request.rawPath, query, request.headers);
     const identity = await authenticate(request, this.config, this.now(), this.unseal);
     const ctx: RequestContext = { request, query, identity, config: this.config, requestId: request.requestId };
+    // Path mapping rewrites the routed operation only: the signature above was verified over what was sent.
+    const mapped = this.paths?.map(routed);
+    if (mapped?.level === 'prefix') return this.runPrefixLevel(mapped, ctx);
+    const operation = mapped?.level === 'bucket' ? mapped.operation : routed;
     if (operation.name === 'ListBuckets') {
       if (identity.principal.type === 'anonymous') throw accessDenied();
-      return respond(listBuckets(this.config, request.requestId, this.createdAt));
+      const names = mapped?.level === 'root' ? mapped.names : [...this.config.buckets.keys()];
+      return respond(listBuckets(names, request.requestId, this.createdAt));
     }
     const bucket = this.config.buckets.get(operation.bucket);
     if (!bucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: operation.bucket });
@@ -222,6 +232,32 @@ export class Gateway {
     return copyObject(ctx, key, source, sourceBucket);
   }
 
+  /**
+   * An operation on a client-level bucket of a path-mapped deployment (`/{account}`): listings span its
+   * mapped buckets; the caller must be able to list at least one of them.
+   */
+  private async runPrefixLevel(mapped: Extract<MappedOperation, { level: 'prefix' }>, ctx: RequestContext): Promise<Dispatch> {
+    const children = mapped.children.map((child) => {
+      const childCtx: BucketContext = { ...ctx, bucket: child.bucket, store: this.stores.get(child.bucket.name) as ObjectStore };
+      return { path: child.path, ctx: childCtx, visible: mayList(childCtx) };
+    });
+    if (!children.some((child) => child.visible)) throw accessDenied();
+    const op = mapped.operation;
+    switch (op.name) {
+      case 'ListObjects': {
+        const principal = ctx.identity.principal;
+        const access = { authorize: (child: (typeof children)[number], prefix: string) => authorize(child.ctx, 'list_bucket', prefix), scopes: principal.type === 'key' ? principal.scopes : undefined };
+        return respond(await listMapped(ctx, mapped.name, listParams(ctx, op.version), children, access));
+      }
+      case 'HeadBucket':
+        return respond(headBucket(ctx.requestId));
+      case 'GetBucketLocation':
+        return respond(bucketLocation(ctx.requestId));
+      default:
+        throw prefixLevelUnsupported(op);
+    }
+  }
+
   private createStore(bucket: Bucket, client: BackendClient): ObjectStore {
     const backend = bucket.backend;
     // Azure and GCS stores sign with the static credentials in their own configuration.
@@ -283,6 +319,12 @@ function authorize(ctx: BucketContext, action: Action, key: string): void {
   if (!isAllowed(principal.scopes, ctx.bucket.name, action, key)) {
     throw accessDenied(`Access Denied: ${principal.name} may not ${action} on ${ctx.bucket.name}/${key}`);
   }
+}
+
+/** Whether the caller may list somewhere in the bucket (anonymous: the bucket allows it). */
+function mayList(ctx: BucketContext): boolean {
+  const principal = ctx.identity.principal;
+  return principal.type === 'anonymous' ? ctx.bucket.anonymousAccess : isAllowedSomewhere(principal.scopes, ctx.bucket.name, 'list_bucket');
 }
 
 function authorizeBucket(ctx: BucketContext, action: Action): void {

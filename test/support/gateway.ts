@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,15 +10,17 @@ import { MAX_REQUEST_PAYLOAD_BYTES, MAX_RESPONSE_BYTES } from '../../scripts/lam
  * CONFIG_PATH and the environment. Each runtime is one entry; suites iterate `RUNTIMES` so the same
  * specifications run against every runtime (a matrix, never a copy).
  */
-export type RuntimeName = 'node' | 'lambda';
+export type RuntimeName = 'node' | 'lambda' | 'edge';
 
-export const RUNTIMES: readonly RuntimeName[] = ['node', 'lambda'];
+export const RUNTIMES: readonly RuntimeName[] = ['node', 'lambda', 'edge'];
 
 /** The npm script's entry point per runtime: what `npm run serve` (and friends) execute. */
 const ENTRY: Record<RuntimeName, string> = {
   node: 'functions/node-server.ts',
   /** `npm run start:lambda`: the Lambda handler behind the local Function URL. */
   lambda: 'scripts/lambda-local.ts',
+  /** `npm run start:edge`: the edge worker's bundle under miniflare (workerd). */
+  edge: 'scripts/edge-local.ts',
 };
 
 /**
@@ -26,10 +28,33 @@ const ENTRY: Record<RuntimeName, string> = {
  * platform adds no limit of its own). The Lambda values are the Function URL's, enforced by the local front.
  */
 export interface RuntimeLimits {
-  /** Largest binary request body: it must fit the 6 MB invocation payload base64-encoded, with the event's other fields. */
+  /**
+   * Largest request body that reaches the gateway; the local stand-in answers a larger one with the
+   * platform's 413 (Lambda: the 6 MB invocation payload, base64-encoded, with the event's other fields).
+   */
   readonly maxRequestBodyBytes?: number;
+  /**
+   * A request limit the platform enforces in front of the gateway in production that no local stand-in can
+   * (the edge: Cloudflare refuses bodies above 100 MB on the Free and Pro plans, 200 MB Business, 500 MB
+   * Enterprise, before the worker runs; workerd, and so miniflare, has no such limit). Suites that show
+   * what fits size their bodies by it; the 413 itself is not observable locally.
+   */
+  readonly platformMaxRequestBodyBytes?: number;
   /** Largest streamed response body; a longer one is cut. */
   readonly maxResponseBodyBytes?: number;
+  /**
+   * The platform hands the gateway a URL already parsed by a WHATWG URL parser instead of the request line,
+   * so `.` and `..` segments (also as `%2e`) are resolved before the gateway sees the path: such a key
+   * cannot be refused as InvalidRequest. A signed request is refused all the same (SignatureDoesNotMatch:
+   * the client signed the path it sent); an anonymous one reaches the resolved path, authorized as that.
+   */
+  readonly resolvesDotSegments?: boolean;
+  /**
+   * The code a refused backend connection is logged with. Node's sockets name it (`ECONNREFUSED`, the
+   * default); the Workers runtime's fetch rejects with a plain Error ("Network connection lost.") that
+   * carries no code, so the log can only say `Error`. The client's answer (503) is the same everywhere.
+   */
+  readonly refusedConnectionCode?: string;
 }
 
 export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
@@ -38,6 +63,8 @@ export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
     maxRequestBodyBytes: Math.floor(((MAX_REQUEST_PAYLOAD_BYTES - 16 * 1024) * 3) / 4),
     maxResponseBodyBytes: MAX_RESPONSE_BYTES,
   },
+  // Responses are not limited on the edge.
+  edge: { platformMaxRequestBodyBytes: 100 * 1000 * 1000, resolvesDotSegments: true, refusedConnectionCode: 'Error' },
 };
 
 export interface RunningGateway {
@@ -91,6 +118,8 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env, CONFIG_PATH: configPath, HOST: '127.0.0.1', PORT: String(options.port ?? 0) },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so a kill reaches the edge runner's workerd child too (see killGroup).
+    detached: true,
   });
   let output = '';
   // Keep the tail only: a benchmark logs millions of lines.
@@ -100,7 +129,7 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  const killOnExit = (): void => void child.kill('SIGKILL');
+  const killOnExit = (): void => killGroup(child, 'SIGKILL');
   process.once('exit', killOnExit);
   const endpoint = await listening(child, () => output);
   return {
@@ -114,10 +143,12 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 5000);
         await exited;
         clearTimeout(timer);
       }
+      // Whatever the gateway left running in its group (a workerd that outlived its runner) goes too.
+      killGroup(child, 'SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -132,24 +163,36 @@ export function runGatewayExpectingFailure(runtime: RuntimeName, options: Gatewa
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...options.env, CONFIG_PATH: configPath, HOST: '127.0.0.1', PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let output = '';
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   return new Promise((resolvePromise) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 20_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
+      killGroup(child, 'SIGKILL');
       rmSync(dir, { recursive: true, force: true });
       resolvePromise({ code, output });
     });
   });
 }
 
+/** Signals the gateway's process group (it was spawned detached, as its leader); gone already is fine. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // the group has no process left
+  }
+}
+
 function listening(child: ChildProcess, output: () => string): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      killGroup(child, 'SIGKILL');
       reject(new Error(`gateway did not start within 30 s:\n${output()}`));
     }, 30_000);
     const onExit = (code: number | null): void => {
@@ -171,8 +214,32 @@ function listening(child: ChildProcess, output: () => string): Promise<string> {
   });
 }
 
+/**
+ * Resident set size of a process and all its descendants: the edge runner's worker runs in a workerd child
+ * process, whose memory is the worker's.
+ */
 function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const match = /VmRSS:\s+(\d+) kB/.exec(status);
-  return match ? Number(match[1]) * 1024 : 0;
+  let total = 0;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /VmRSS:\s+(\d+) kB/.exec(status);
+    total += match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+  for (const child of childrenOf(pid)) total += rssOf(child);
+  return total;
+}
+
+function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const list = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (list) children.push(...list.split(/\s+/).map(Number));
+    }
+  } catch {
+    // the process ended meanwhile
+  }
+  return children;
 }

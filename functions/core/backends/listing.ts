@@ -156,13 +156,13 @@ function parseToken(token: string): TokenBody | undefined {
   }
 }
 
-function base64url(text: string): string {
+export function base64url(text: string): string {
   let binary = '';
   for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-function fromBase64url(token: string): string {
+export function fromBase64url(token: string): string {
   const binary = atob(token.replace(/-/g, '+').replace(/_/g, '/'));
   return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
 }

@@ -6,6 +6,7 @@ import {
   type Bucket,
   type Config,
   type Credential,
+  type PathMapping,
   type Role,
   type S3BackendAuth,
   type Scope,
@@ -37,13 +38,52 @@ export function parseConfig(tomlText: string, env: Environment = {}): Config {
   }
   const problems: string[] = [];
   const top = new Reader(doc, 'configuration', env, problems);
-  top.allowOnly(['buckets', 'credentials', 'roles', 'max_upload_bytes']);
+  top.allowOnly(['buckets', 'credentials', 'roles', 'max_upload_bytes', 'path_mapping']);
   const settings = readSettings(env, top.optionalInteger('max_upload_bytes'), problems);
-  const buckets = uniqueBy(top.tables('buckets').map((t) => readBucket(t, settings)), (b) => b.name, '[[buckets]]', 'name', problems);
+  const pathMapping = readPathMapping(doc.path_mapping, env, problems);
+  const buckets = uniqueBy(top.tables('buckets').map((t) => readBucket(t, settings, pathMapping)), (b) => b.name, '[[buckets]]', 'name', problems);
   const credentials = uniqueBy(top.tables('credentials').map(readCredential), (c) => c.accessKeyId, '[[credentials]]', 'access_key_id', problems);
   const roles = uniqueBy(top.tables('roles').map(readRole), (r) => r.roleId, '[[roles]]', 'role_id', problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { buckets, credentials, roles, settings };
+  return { buckets, credentials, roles, settings, ...(pathMapping ? { pathMapping } : {}) };
+}
+
+/** Longest mapping: deeper ones are better served by prefixes inside one bucket. */
+const MAX_MAPPED_SEGMENTS = 8;
+
+/** `[path_mapping]`: `segments` (2 to 8) and `separator` (default ":"). Absent: no mapping. */
+function readPathMapping(value: unknown, env: Environment, problems: string[]): PathMapping | undefined {
+  if (value === undefined) return undefined;
+  if (!isTable(value)) {
+    problems.push('[path_mapping]: must be a table');
+    return undefined;
+  }
+  const t = new Reader(value, '[path_mapping]', env, problems);
+  t.allowOnly(['segments', 'separator']);
+  const segments = t.optionalInteger('segments');
+  if (segments === undefined) {
+    if (!t.has('segments')) t.problem('segments', 'is required');
+  } else if (segments < 2 || segments > MAX_MAPPED_SEGMENTS) {
+    t.problem('segments', `must be an integer from 2 to ${MAX_MAPPED_SEGMENTS} (the path segments that name one virtual bucket)`);
+  }
+  const separator = t.optionalString('separator') ?? ':';
+  if (separator === '' || /[/\s\u0000-\u001f\u007f]/.test(separator)) {
+    t.problem('separator', 'must be a non-empty string without "/", spaces or control characters');
+  }
+  if (segments === undefined || segments < 2 || segments > MAX_MAPPED_SEGMENTS) return undefined;
+  return { segments, separator };
+}
+
+/**
+ * In a path-mapped deployment every virtual bucket is addressed by its path: its name must be exactly
+ * `segments` parts joined by the separator, each a usable path segment.
+ */
+function checkMappedName(t: Reader, name: string, mapping: PathMapping): void {
+  const parts = name.split(mapping.separator);
+  const example = Array.from({ length: mapping.segments }, (_, i) => `part${i + 1}`).join(mapping.separator);
+  if (parts.length !== mapping.segments || parts.some((p) => p === '' || p === '.' || p === '..')) {
+    t.problem('name', `must be ${mapping.segments} non-empty parts joined by "${mapping.separator}" (like "${example}"), because [path_mapping] segments = ${mapping.segments}`);
+  }
 }
 
 function readSettings(env: Environment, fileMaxUpload: number | undefined, problems: string[]): Settings {
@@ -100,12 +140,13 @@ const BACKEND_TYPES: Record<string, BackendConfig['type']> = {
   gs: 'gcs',
 };
 
-function readBucket(t: Reader, settings: Settings): Bucket {
+function readBucket(t: Reader, settings: Settings, pathMapping: PathMapping | undefined): Bucket {
   t.allowOnly(['name', 'backend_type', 'anonymous_access', 'backend_options']);
   const name = t.requiredString('name');
   t.label(name);
   if (name && !/^[^/\s\u0000-\u001f]+$/.test(name)) t.problem('name', 'must be one path segment without "/", spaces or control characters');
   if (name === '.' || name === '..') t.problem('name', 'must not be "." or ".."');
+  if (name && pathMapping) checkMappedName(t, name, pathMapping);
   const rawType = t.requiredString('backend_type');
   const type = Object.hasOwn(BACKEND_TYPES, rawType.toLowerCase()) ? BACKEND_TYPES[rawType.toLowerCase()] : undefined;
   if (rawType && !type) t.problem('backend_type', `"${rawType}" is not one of s3 (objstore), azure (az), gcs (gs)`);

@@ -125,8 +125,20 @@ export interface Settings {
   readonly maxUploadBytes?: number;
 }
 
+/**
+ * `[path_mapping]`: the first `segments` path segments name one virtual bucket, joined by `separator`, so
+ * `/{account}/{repo}/{key}` is served from the virtual bucket `account:repo` (segments = 2, separator ":").
+ * Clients see the first segment as their bucket and the other mapped segments as the start of the key.
+ */
+export interface PathMapping {
+  readonly segments: number;
+  readonly separator: string;
+}
+
 export interface Config {
   readonly buckets: ReadonlyMap<string, Bucket>;
+  /** Present when the deployment maps client paths onto virtual buckets (core/path-mapping.ts). */
+  readonly pathMapping?: PathMapping;
   readonly credentials: ReadonlyMap<string, Credential>;
   readonly roles: ReadonlyMap<string, Role>;
   readonly settings: Settings;

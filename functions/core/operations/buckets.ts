@@ -1,12 +1,14 @@
-import type { Config } from '../config/types';
 import type { ProxyResponse } from '../http';
 import { emptyResponse, s3Xml } from '../responses';
 
 /** Bucket-level reads that need no backend call: ListBuckets, HeadBucket, GetBucketLocation. */
 
-/** ListBuckets lists every virtual bucket (the spec's rule), owned by the gateway and dated by its start. */
-export function listBuckets(config: Config, requestId: string, createdAt: string): ProxyResponse {
-  const buckets = [...config.buckets.keys()].sort().map((name) => ({ Name: name, CreationDate: createdAt }));
+/**
+ * ListBuckets lists every virtual bucket (the spec's rule), owned by the gateway and dated by its start. In a
+ * path-mapped deployment the names are the buckets clients address: the distinct first path segments.
+ */
+export function listBuckets(names: readonly string[], requestId: string, createdAt: string): ProxyResponse {
+  const buckets = [...names].sort().map((name) => ({ Name: name, CreationDate: createdAt }));
   return s3Xml(
     'ListAllMyBucketsResult',
     { Owner: { ID: 'gateway', DisplayName: 'gateway' }, Buckets: { Bucket: buckets } },

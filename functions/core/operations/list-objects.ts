@@ -6,19 +6,28 @@ import { encodeKey } from '../keys';
 import { s3Xml } from '../responses';
 import type { ListEntry, ListPage, ListParams } from '../backends/store';
 import type { XmlNode } from '../xml';
-import type { BucketContext } from './context';
+import type { BucketContext, RequestContext } from './context';
 
 /** ListObjects (V1) and ListObjectsV2 as the gateway's own XML, with the virtual bucket's name. */
 export async function listObjects(ctx: BucketContext, version: 1 | 2, params: ListParams, scopes?: readonly Scope[]): Promise<ProxyResponse> {
+  return renderListing(ctx, ctx.bucket.name, version, params, await listPage(ctx, params, scopes));
+}
+
+/** One page of the bucket's listing, without the entries the caller's scopes (when given) do not cover. */
+export async function listPage(ctx: BucketContext, params: ListParams, scopes?: readonly Scope[]): Promise<ListPage> {
   const page = await ctx.store.list(params, ctx.request.signal);
-  const visible = scopes ? onlyAllowed(page, scopes, ctx.bucket.name) : page;
+  return scopes ? onlyAllowed(page, scopes, ctx.bucket.name) : page;
+}
+
+/** The ListBucketResult XML for a page, under the bucket name the client asked for. */
+export function renderListing(ctx: RequestContext, name: string, version: 1 | 2, params: ListParams, page: ListPage): ProxyResponse {
   const encode: Encode = ctx.query.get('encoding-type') === 'url' ? (s) => encodeKey(s) : identity;
-  const body = version === 2 ? v2Body(params, visible, encode) : v1Body(params, visible, encode);
-  return s3Xml('ListBucketResult', { Name: ctx.bucket.name, ...body }, ctx.requestId);
+  const body = version === 2 ? v2Body(params, page, encode) : v1Body(params, page, encode);
+  return s3Xml('ListBucketResult', { Name: name, ...body }, ctx.requestId);
 }
 
 /** Reads the listing parameters from the query, with S3's defaults and limits. */
-export function listParams(ctx: BucketContext, version: 1 | 2): ListParams {
+export function listParams(ctx: RequestContext, version: 1 | 2): ListParams {
   const q = ctx.query;
   const rawMax = q.get('max-keys');
   if (rawMax !== undefined && !/^\d+$/.test(rawMax)) throw new S3Error('InvalidArgument', 'Provided max-keys not an integer or within integer range');
@@ -40,7 +49,7 @@ export function listParams(ctx: BucketContext, version: 1 | 2): ListParams {
  * A listing authorized on a prefix such as `data` would also return `database/…`; entries the caller's
  * scopes do not cover are dropped so a listing never reveals keys outside them.
  */
-function onlyAllowed(page: ListPage, scopes: readonly Scope[], bucket: string): ListPage {
+export function onlyAllowed(page: ListPage, scopes: readonly Scope[], bucket: string): ListPage {
   const allowed = (key: string): boolean => isAllowed(scopes, bucket, 'list_bucket', key);
   return {
     ...page,

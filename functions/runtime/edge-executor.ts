@@ -1,0 +1,128 @@
+import type { Gateway } from '../core/gateway';
+import { isProxyResponse, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
+import { sendFetch, type Fetch } from './edge-fetch';
+import type { ExchangeResult } from './node-executor';
+
+/**
+ * Executes the core's dispatch on the edge, with the Node executor's semantics on fetch: NeedsBody collects
+ * at most `maxBytes` of the client's body; Forward goes to the backend with the platform's `fetch`, the
+ * request body streaming up and the backend's body streaming back; `respond` maps the backend's head; any
+ * failure before the head is sent becomes the core's S3 error (`gateway.failure`).
+ */
+export interface EdgeExchange {
+  /** What the Worker returns. Its body may still be streaming. */
+  readonly response: Response;
+  /** Settles when the body has been delivered, or has failed (for the access log; never rejects). */
+  readonly settled: Promise<ExchangeResult>;
+}
+
+/**
+ * @param clientBody The client's body as the platform holds it (null when there is none), streamed to the
+ *   backend natively when a Forward asks for `'client'`, so a declared length travels with it.
+ */
+export async function execute(
+  gateway: Gateway,
+  request: ProxyRequest,
+  clientBody: () => ReadableStream<Uint8Array> | null,
+  fetcher?: Fetch,
+): Promise<EdgeExchange> {
+  let dispatch = await gateway.handle(request);
+  try {
+    while (dispatch.kind === 'needs-body') {
+      const body = await collect(request.body(), dispatch.maxBytes);
+      dispatch = body === undefined ? dispatch.tooLarge() : await dispatch.withBody(body);
+    }
+    if (dispatch.kind === 'response') return complete(request, dispatch.response);
+    const backend = await sendFetch(dispatch.request, clientBody, request.signal, fetcher);
+    const head = dispatch.respond(backend.status, backend.headers);
+    if (isProxyResponse(head)) {
+      void backend.body?.cancel().catch(() => undefined);
+      return complete(request, head);
+    }
+    return stream(request, backend.body, head.status, head.headers);
+  } catch (err) {
+    // Nothing has been sent yet: the client gets the S3 error for what went wrong.
+    const exchange = complete(request, gateway.failure(err, request));
+    return { response: exchange.response, settled: exchange.settled.then((result) => ({ ...result, error: err })) };
+  }
+}
+
+type EdgeResponseInit = ResponseInit & {
+  /** Workers: `manual` sends the body as it is, never compressing it again. */
+  readonly encodeBody?: 'manual' | 'automatic';
+};
+
+/** Statuses that carry no body (the Response constructor refuses one). */
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+function toResponse(request: ProxyRequest, status: number, headers: HeaderMap, body: ConstructorParameters<typeof Response>[0]): Response {
+  const init: EdgeResponseInit = { status, headers, encodeBody: 'manual' };
+  const noBody = request.method === 'HEAD' || NULL_BODY_STATUSES.has(status);
+  return new Response(noBody ? null : body, init);
+}
+
+function complete(request: ProxyRequest, response: ProxyResponse): EdgeExchange {
+  const { body } = response;
+  if (body instanceof ReadableStream) return stream(request, body, response.status, response.headers);
+  return { response: toResponse(request, response.status, response.headers, body), settled: Promise.resolve({ status: response.status }) };
+}
+
+/**
+ * Workers' byte pipes, pumped natively with backpressure instead of passing every chunk through JavaScript:
+ * FixedLengthStream when the length is known (the response then carries Content-Length, which a pipe of
+ * unknown length would turn into chunked encoding), IdentityTransformStream otherwise. The standard
+ * TransformStream elsewhere.
+ */
+type PipeConstructor<A extends unknown[]> = new (...args: A) => TransformStream<Uint8Array, Uint8Array>;
+const platform = globalThis as typeof globalThis & {
+  IdentityTransformStream?: PipeConstructor<[]>;
+  FixedLengthStream?: PipeConstructor<[length: number]>;
+};
+
+function pipeFor(headers: HeaderMap): TransformStream<Uint8Array, Uint8Array> {
+  const declared = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-length')?.[1];
+  if (declared !== undefined && /^\d+$/.test(declared) && platform.FixedLengthStream) return new platform.FixedLengthStream(Number(declared));
+  return platform.IdentityTransformStream ? new platform.IdentityTransformStream() : new TransformStream<Uint8Array, Uint8Array>();
+}
+
+/**
+ * Streams `body` to the client through a pipe whose end is observed, so the access log knows whether the
+ * body was delivered. A client that goes away cancels the pipe, which cancels the backend's body.
+ */
+function stream(request: ProxyRequest, body: ReadableStream<Uint8Array> | null, status: number, headers: HeaderMap): EdgeExchange {
+  if (body === null || request.method === 'HEAD' || NULL_BODY_STATUSES.has(status)) {
+    void body?.cancel().catch(() => undefined);
+    return { response: toResponse(request, status, headers, null), settled: Promise.resolve({ status }) };
+  }
+  const pipe = pipeFor(headers);
+  const settled = body.pipeTo(pipe.writable).then(
+    (): ExchangeResult => ({ status }),
+    // The status line is gone: a truncated body is the only way left to signal the failure.
+    (error: unknown): ExchangeResult => ({ status, error: error ?? new Error('The response stream was cancelled') }),
+  );
+  return { response: toResponse(request, status, headers, pipe.readable), settled };
+}
+
+/** Reads at most `maxBytes`; undefined when the body is larger. */
+async function collect(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array | undefined> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}

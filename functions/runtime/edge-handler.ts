@@ -1,0 +1,47 @@
+import { S3Error } from '../core/errors';
+import type { Gateway } from '../core/gateway';
+import { errorResponse } from '../core/responses';
+import { accessLogLine } from './access-log';
+import type { EdgeBindings } from './edge-environment';
+import { execute } from './edge-executor';
+import { clientBody, toProxyRequest } from './edge-request';
+
+/** The part of a Worker's ExecutionContext the adapter uses. */
+export interface EdgeContext {
+  /** Keeps the isolate working on `promise` after the response is returned (here: the access log). */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/** Resolves the isolate's gateway (configuration, keys and caches live as long as the isolate). */
+export type EdgeGatewayLoader = (bindings: EdgeBindings) => Promise<Gateway>;
+
+export type EdgeFetchHandler = (request: Request, bindings: EdgeBindings, ctx: EdgeContext) => Promise<Response>;
+
+/**
+ * The Worker adapter: the Request becomes a ProxyRequest, the edge executor runs the dispatch with the
+ * platform's fetch, and one access-log line is written once the body has been delivered. Decides nothing
+ * itself.
+ */
+export function edgeHandler(load: EdgeGatewayLoader, log: (line: string) => void = (line) => console.log(line)): EdgeFetchHandler {
+  return async (request, bindings, ctx) => {
+    const started = performance.now();
+    const body = clientBody(request.body);
+    const proxyRequest = toProxyRequest(request, body.stream);
+    let gateway: Gateway;
+    try {
+      gateway = await load(bindings);
+    } catch {
+      // The loader logged why (never a value); the client learns only that the gateway is not serving.
+      const failure = errorResponse(new S3Error('InternalError', 'The gateway is not configured correctly'), proxyRequest.requestId, proxyRequest.method, proxyRequest.rawPath);
+      log(accessLogLine(proxyRequest, { status: failure.status }, started));
+      return new Response(proxyRequest.method === 'HEAD' ? null : failure.body, { status: failure.status, headers: failure.headers });
+    }
+    const exchange = await execute(gateway, proxyRequest, () => request.body);
+    // What the exchange left of the client's body is read and dropped, as the Node server does: up to 1 MiB
+    // before answering (a client still sending a small body then always reads the answer), the rest after.
+    if (!(await body.discardRest(1024 * 1024))) ctx.waitUntil(body.discardRest());
+    const ray = request.headers.get('cf-ray');
+    ctx.waitUntil(exchange.settled.then((result) => log(accessLogLine(proxyRequest, result, started, ray ? { ray } : {}))));
+    return exchange.response;
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * `npm run start:edge`: the edge worker under miniflare (workerd, the Workers runtime), for real S3 clients
+ * on a laptop and for the test matrix. Bundles the worker as `npm run build:edge` does, with the
+ * configuration at CONFIG_PATH (default proxy.toml), and serves it on HOST (default 127.0.0.1) and PORT
+ * (default 8080). Every environment variable becomes a string binding, so the worker reads the same
+ * SESSION_TOKEN_KEY, OIDC_PROVIDER_*, MAX_UPLOAD_BYTES and `{ env = "NAME" }` values as `npm run serve`.
+ * NODE_EXTRA_CA_CERTS is honoured by miniflare for the worker's outbound HTTPS.
+ *
+ * The worker builds its gateway on its first request; the runner sends one at start-up, so an invalid
+ * configuration stops it (exit 1, the problems listed by the worker) as it stops the Node server, and
+ * prints the same `{"message":"gateway listening","url":...}` line once the worker serves.
+ */
+import { Log, LogLevel, Miniflare } from 'miniflare';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse } from 'smol-toml';
+import { buildEdge } from './build-edge';
+
+interface WranglerSettings {
+  readonly compatibility_date: string;
+  readonly compatibility_flags?: string[];
+}
+
+/** Miniflare's own messages (not the worker's console, which goes to stdout and stderr as it is). */
+class QuietLog extends Log {
+  constructor() {
+    super(LogLevel.WARN);
+  }
+}
+
+async function main(): Promise<void> {
+  const wrangler = parse(readFileSync(resolve(__dirname, '../wrangler.toml'), 'utf8')) as unknown as WranglerSettings;
+  const script = await buildEdge({ configPath: process.env.CONFIG_PATH || 'proxy.toml' });
+  const bindings: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) bindings[name] = value;
+  const host = process.env.HOST || '127.0.0.1';
+  const mf = new Miniflare({
+    modules: [{ type: 'ESModule', path: 'worker.js', contents: script }],
+    compatibilityDate: wrangler.compatibility_date,
+    compatibilityFlags: wrangler.compatibility_flags ?? [],
+    bindings,
+    host,
+    port: Number(process.env.PORT || 8080),
+    log: new QuietLog(),
+    // The placeholder `request.cf`: miniflare would otherwise fetch a real one from Cloudflare at start-up.
+    cf: false,
+  });
+  const ready = await mf.ready;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${ready.port}`;
+  // The first request builds the isolate's gateway: its failure is the configuration's, logged by the worker.
+  const warmUp = await fetch(`${url}/`, { headers: { 'user-agent': 'edge-local start-up' } });
+  await warmUp.arrayBuffer();
+  if (warmUp.status >= 500) {
+    await new Promise((r) => setTimeout(r, 200)); // let the worker's log line through
+    await mf.dispose();
+    process.exit(1);
+  }
+  console.error(JSON.stringify({ time: new Date().toISOString(), message: 'gateway listening', url, runtime: 'edge (miniflare)' }));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      console.error(JSON.stringify({ time: new Date().toISOString(), message: `${signal}: stopping the worker` }));
+      void mf.dispose().then(() => process.exit(0));
+    });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
