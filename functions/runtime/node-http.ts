@@ -49,7 +49,8 @@ export function sendNode(
       gone = true;
       req.destroy(new Error('The client went away'));
     });
-    req.on('timeout', () => req.destroy(new S3Error('GatewayTimeout', 'The backend did not answer in time')));
+    let stalledBody: (() => S3Error | undefined) | undefined;
+    req.on('timeout', () => req.destroy(stalledBody?.() ?? new S3Error('GatewayTimeout', 'The backend did not answer in time')));
     req.on('error', (err) => {
       if (bodyError !== undefined) reject(bodyError);
       else if (err instanceof S3Error || gone) reject(err);
@@ -64,7 +65,7 @@ export function sendNode(
         bodyError = err;
         req.destroy(err);
       });
-      watchBodyProgress(source, req);
+      stalledBody = watchBodyProgress(source, req);
       source.pipe(req);
     }
   });
@@ -76,26 +77,32 @@ export function sendNode(
  * client that stops sending would otherwise hold the request forever. Which side stalled decides the answer:
  * the backend not draining is 504, the client not sending is S3's 400 RequestTimeout.
  */
-function watchBodyProgress(source: Readable, req: http.ClientRequest): void {
+function watchBodyProgress(source: Readable, req: http.ClientRequest): () => S3Error | undefined {
   let last = Date.now();
+  let sent = false;
   let timer: NodeJS.Timeout | undefined;
+  // Which side stalled, while the body is still on its way; undefined once it has all been sent.
+  const stall = (): S3Error | undefined => {
+    if (sent) return undefined;
+    return req.writableNeedDrain
+      ? new S3Error('GatewayTimeout', 'The backend stopped reading the request body')
+      : new S3Error('RequestTimeout', 'Your socket connection to the server was not read from or written to within the timeout period.');
+  };
   const check = (): void => {
     const idle = Date.now() - last;
-    if (idle < IDLE_TIMEOUT_MS) {
-      timer = setTimeout(check, IDLE_TIMEOUT_MS - idle);
-      return;
-    }
-    req.destroy(
-      req.writableNeedDrain
-        ? new S3Error('GatewayTimeout', 'The backend stopped reading the request body')
-        : new S3Error('RequestTimeout', 'Your socket connection to the server was not read from or written to within the timeout period.'),
-    );
+    if (idle < IDLE_TIMEOUT_MS) timer = setTimeout(check, IDLE_TIMEOUT_MS - idle);
+    else req.destroy(stall());
   };
   timer = setTimeout(check, IDLE_TIMEOUT_MS);
   source.on('data', () => (last = Date.now()));
   const stop = (): void => clearTimeout(timer);
+  source.once('end', () => {
+    sent = true;
+    stop();
+  });
   req.once('response', stop);
   req.once('close', stop);
+  return stall;
 }
 
 /** A BackendClient for the core, built on sendNode; the core never streams the client's body through it. */
