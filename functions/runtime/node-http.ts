@@ -8,9 +8,17 @@ import type { BackendClient, BackendRequest, HeaderMap } from '../core/http';
  * Backend requests from Node runtimes go through node:http with keep-alive agents: measured here, global
  * fetch costs 2-3x the CPU per small request (platform.md).
  */
+const agentOptions = {
+  keepAlive: true,
+  keepAliveMsecs: 10_000,
+  maxFreeSockets: 64,
+  // Retire idle pooled sockets before common server keep-alive timeouts (Node servers: 5 s) close them, so
+  // a request is not written onto a socket the backend is closing at that moment.
+  timeout: 4_000,
+};
 const agents = {
-  'http:': new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 64 }),
-  'https:': new https.Agent({ keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 64 }),
+  'http:': new http.Agent(agentOptions),
+  'https:': new https.Agent(agentOptions),
 };
 
 /** Idle time on a backend socket, or of a streamed upload body, after which the request fails. */
