@@ -1,4 +1,5 @@
 import type { Gateway } from '../core/gateway';
+import { readBounded } from '../core/streams';
 import { isProxyResponse, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
 import { sendFetch, type Fetch } from './edge-fetch';
 import type { ExchangeResult } from './node-executor';
@@ -29,7 +30,7 @@ export async function execute(
   let dispatch = await gateway.handle(request);
   try {
     while (dispatch.kind === 'needs-body') {
-      const body = await collect(request.body(), dispatch.maxBytes);
+      const body = await readBounded(request.body(), dispatch.maxBytes);
       dispatch = body === undefined ? dispatch.tooLarge() : await dispatch.withBody(body);
     }
     if (dispatch.kind === 'response') return complete(request, dispatch.response);
@@ -103,26 +104,3 @@ function stream(request: ProxyRequest, body: ReadableStream<Uint8Array> | null, 
   return { response: toResponse(request, status, headers, pipe.readable), settled };
 }
 
-/** Reads at most `maxBytes`; undefined when the body is larger. */
-async function collect(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array | undefined> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
-}

@@ -1,4 +1,5 @@
 import type { AzureBackend } from '../config/types';
+import { backendDocument } from '../streams';
 import { S3Error, notImplemented } from '../errors';
 import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ResponseHead } from '../http';
 import { encodeKey } from '../keys';
@@ -149,7 +150,7 @@ export class AzureStore implements ObjectStore {
       if (marker) query.push(['marker', marker]);
       const url = `${this.containerUrl()}?${query.map(([n, v]) => `${n}=${encodeKey(v, false)}`).join('&')}`;
       const response = await this.send('GET', url, signal);
-      const text = response.body ? await new Response(response.body).text() : '';
+      const text = await backendDocument(response.body);
       if (response.status !== 200) throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
       const doc = childOf(parseXml(text), 'EnumerationResults');
       if (doc === undefined) throw new S3Error('BadGateway', 'The Azure backend answered the listing with an unreadable document');

@@ -1,4 +1,5 @@
 import type { S3Backend } from '../config/types';
+import { backendDocument } from '../streams';
 import { S3Error, S3_ERROR_STATUS, type S3ErrorCode } from '../errors';
 import type { BackendResponse, Forward, HeaderMap } from '../http';
 import { encodeKey } from '../keys';
@@ -88,7 +89,7 @@ export class S3Store implements ObjectStore {
     const url = this.url(undefined, query);
     const headers = await this.sign('GET', url, {}, EMPTY_SHA256);
     const response = await this.deps.client({ method: 'GET', url, headers }, signal);
-    const text = response.body ? await new Response(response.body).text() : '';
+    const text = await backendDocument(response.body);
     if (response.status !== 200) throw backendError(response.status, text);
     const doc = childOf(parseXml(text), 'ListBucketResult');
     if (doc === undefined) throw new S3Error('BadGateway', 'The backend answered the listing with an unreadable document');

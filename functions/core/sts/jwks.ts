@@ -1,5 +1,6 @@
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { BackendClient } from '../http';
+import { readBounded } from '../streams';
 import { StsError, quote } from './errors';
 
 /**
@@ -141,7 +142,7 @@ export class JwksCache {
       await response.body?.cancel().catch(() => undefined);
       throw new StsError('IDPCommunicationError', `The issuer's ${what} at ${quote(url)} answered HTTP ${response.status}`);
     }
-    const text = await readBounded(response.body, this.maxDocumentBytes).catch(() => {
+    const text = await readBoundedText(response.body, this.maxDocumentBytes).catch(() => {
       throw new StsError('IDPCommunicationError', `Could not read the issuer's ${what} at ${quote(url)}`);
     });
     if (text === undefined) throw new StsError('InvalidIdentityToken', `The issuer's ${what} at ${quote(url)} is larger than ${this.maxDocumentBytes} bytes`);
@@ -175,26 +176,7 @@ function trimSlash(url: string): string {
 }
 
 /** The body as UTF-8 text, or undefined when it exceeds `max` bytes. */
-async function readBounded(body: ReadableStream<Uint8Array> | null, max: number): Promise<string | undefined> {
-  if (body === null) return '';
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > max) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
-  }
-  return new TextDecoder().decode(all);
+async function readBoundedText(body: ReadableStream<Uint8Array> | null, max: number): Promise<string | undefined> {
+  const bytes = await readBounded(body, max);
+  return bytes === undefined ? undefined : new TextDecoder().decode(bytes);
 }

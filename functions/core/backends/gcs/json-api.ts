@@ -1,4 +1,5 @@
 import type { GcsBackend } from '../../config/types';
+import { backendDocument } from '../../streams';
 import { S3Error, notImplemented } from '../../errors';
 import type { BackendResponse, Forward, HeaderMap } from '../../http';
 import { encodeKey } from '../../keys';
@@ -55,7 +56,7 @@ export class GcsJsonApi {
   private async json(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<{ response: BackendResponse; value: unknown }> {
     const headers: HeaderMap = body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' };
     const response = await this.deps.client({ method, url, headers, body: body === undefined ? null : new TextEncoder().encode(JSON.stringify(body)) }, signal);
-    const text = response.body ? await new Response(response.body).text() : '';
+    const text = await backendDocument(response.body);
     let value: unknown;
     try {
       value = text ? JSON.parse(text) : undefined;

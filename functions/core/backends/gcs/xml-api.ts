@@ -1,4 +1,5 @@
 import type { GcsBackend } from '../../config/types';
+import { backendDocument } from '../../streams';
 import { S3Error, notImplemented } from '../../errors';
 import type { Forward, HeaderMap, ProxyResponse, ResponseHead } from '../../http';
 import { encodeKey } from '../../keys';
@@ -112,7 +113,7 @@ export class GcsXmlApi {
       if (marker) query.marker = marker;
       const url = await this.url('GET', this.bucketPath(), query, {});
       const response = await this.deps.client({ method: 'GET', url, headers: {} }, signal);
-      const text = response.body ? await new Response(response.body).text() : '';
+      const text = await backendDocument(response.body);
       if (response.status !== 200) throw gcsError(response.status, textOf(childOf(childOf(parseXml(text), 'Error'), 'Code')));
       const doc = childOf(parseXml(text), 'ListBucketResult');
       if (doc === undefined) throw new S3Error('BadGateway', 'The GCS backend answered the listing with an unreadable document');

@@ -1,0 +1,40 @@
+/** Web-stream helpers shared by the core and the runtimes. */
+import { S3Error } from './errors';
+
+/**
+ * Reads a body whole, but at most `maxBytes`: undefined (and the stream cancelled) when it is larger.
+ * Used only where a body must be bounded and collected (NeedsBody, discovery documents and key sets).
+ */
+export async function readBounded(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
+  if (body === null) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/** Far above any listing page or error document a store sends (1,000 keys of 1 KiB each is ~1.5 MB). */
+const MAX_BACKEND_DOCUMENT_BYTES = 32 * 1024 * 1024;
+
+/** A backend's small response document (listing, error) as text; a larger one is a 502, never buffered. */
+export async function backendDocument(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  const bytes = await readBounded(body, MAX_BACKEND_DOCUMENT_BYTES);
+  if (bytes === undefined) throw new S3Error('BadGateway', 'The backend answered with a document larger than 32 MiB');
+  return new TextDecoder().decode(bytes);
+}
