@@ -1,4 +1,4 @@
-import type { S3Error } from '../errors';
+import type { S3Error, S3ErrorCode } from '../errors';
 import type { HeaderMap, ProxyResponse, ResponseHead } from '../http';
 import { emptyResponse, errorResponse } from '../responses';
 import type { ObjectRequest } from './store';
@@ -7,6 +7,20 @@ import type { ObjectRequest } from './store';
  * Helpers the non-S3 stores share to answer in S3's terms: which response headers S3 clients see, and the
  * S3 error document that replaces a backend's own error body.
  */
+
+/** A backend's HTTP status in S3's terms, when its own error code says nothing more specific. */
+export const S3_CODE_BY_STATUS: Readonly<Record<number, S3ErrorCode>> = {
+  400: 'InvalidArgument',
+  401: 'AccessDenied',
+  403: 'AccessDenied',
+  404: 'NoSuchKey',
+  411: 'MissingContentLength',
+  412: 'PreconditionFailed',
+  413: 'EntityTooLarge',
+  416: 'InvalidRange',
+  429: 'SlowDown',
+  503: 'SlowDown',
+};
 
 /** Standard response headers an object read or write passes through unchanged. */
 export const OBJECT_RESPONSE_HEADERS = [

@@ -1,4 +1,5 @@
 import { S3Error, type S3ErrorCode } from '../../errors';
+import { S3_CODE_BY_STATUS } from '../translate';
 
 /**
  * Azure Blob error codes (the `x-ms-error-code` header, present on HEAD too) in S3's terms:
@@ -33,21 +34,9 @@ const AZURE_TO_S3: Readonly<Record<string, S3ErrorCode>> = {
   BlobArchived: 'InvalidRequest',
 };
 
-const BY_STATUS: Readonly<Record<number, S3ErrorCode>> = {
-  400: 'InvalidArgument',
-  403: 'AccessDenied',
-  404: 'NoSuchKey',
-  411: 'MissingContentLength',
-  412: 'PreconditionFailed',
-  413: 'EntityTooLarge',
-  416: 'InvalidRange',
-  429: 'SlowDown',
-  503: 'SlowDown',
-};
-
 /** The S3 error for an Azure error status and code; backend detail never reaches the client's message. */
 export function azureError(status: number, code: string | undefined): S3Error {
-  const s3 = (code !== undefined ? AZURE_TO_S3[code] : undefined) ?? BY_STATUS[status] ?? 'BadGateway';
+  const s3 = (code !== undefined ? AZURE_TO_S3[code] : undefined) ?? S3_CODE_BY_STATUS[status] ?? 'BadGateway';
   const message = s3 === 'BadGateway' ? `The Azure backend answered ${status}${code ? ` ${code}` : ''}` : MESSAGES[s3] ?? `The Azure backend answered ${code ?? status}`;
   return new S3Error(s3, message);
 }

@@ -1,29 +1,17 @@
 import { S3Error, S3_ERROR_STATUS, type S3ErrorCode } from '../../errors';
+import { S3_CODE_BY_STATUS } from '../translate';
+
+/** Backend codes that describe the gateway's own credentials, never the client's. */
+const CREDENTIAL_CODES = new Set(['SignatureDoesNotMatch', 'InvalidAccessKeyId', 'ExpiredToken', 'InvalidToken', 'AccessDenied', 'UserProjectAccountProblem']);
 
 /**
  * GCS answers in S3's terms. Forwarded responses show only a status (the body is never read), so a 404 is
  * taken as NoSuchKey; listings read the XML API's S3-style `<Code>` and can tell NoSuchBucket apart.
  */
-const BY_STATUS: Readonly<Record<number, S3ErrorCode>> = {
-  400: 'InvalidArgument',
-  401: 'AccessDenied',
-  403: 'AccessDenied',
-  404: 'NoSuchKey',
-  411: 'MissingContentLength',
-  412: 'PreconditionFailed',
-  413: 'EntityTooLarge',
-  416: 'InvalidRange',
-  429: 'SlowDown',
-  503: 'SlowDown',
-};
-
-/** Backend codes that describe the gateway's own credentials, never the client's. */
-const CREDENTIAL_CODES = new Set(['SignatureDoesNotMatch', 'InvalidAccessKeyId', 'ExpiredToken', 'InvalidToken', 'AccessDenied', 'UserProjectAccountProblem']);
-
 export function gcsError(status: number, code?: string): S3Error {
   if (code !== undefined && CREDENTIAL_CODES.has(code)) return new S3Error('AccessDenied', 'Access Denied: the GCS backend refused the gateway\'s credentials');
   if (code !== undefined && code in S3_ERROR_STATUS && code !== 'InternalError') return new S3Error(code as S3ErrorCode, MESSAGES[code as S3ErrorCode] ?? `The GCS backend answered ${code}`);
-  const s3 = BY_STATUS[status] ?? 'BadGateway';
+  const s3 = S3_CODE_BY_STATUS[status] ?? 'BadGateway';
   return new S3Error(s3, MESSAGES[s3] ?? `The GCS backend answered ${status}`);
 }
 
