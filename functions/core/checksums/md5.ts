@@ -1,4 +1,4 @@
-import { BlockHash } from './block-hash';
+import { BlockHash, readLE, writeLE } from './block-hash';
 
 /** Per-round shift amounts and the sine-derived constants of RFC 1321. */
 const S = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21];
@@ -14,9 +14,9 @@ export class Md5 extends BlockHash {
   private readonly x = new Uint32Array(16);
   protected readonly littleEndianLength = true;
 
-  protected compress(view: DataView, offset: number): void {
+  protected compress(bytes: Uint8Array, offset: number): void {
     const x = this.x;
-    for (let i = 0; i < 16; i++) x[i] = view.getUint32(offset + i * 4, true);
+    for (let i = 0; i < 16; i++) x[i] = readLE(bytes, offset + i * 4);
     const h = this.h;
     let a = h[0] | 0, b = h[1] | 0, c = h[2] | 0, d = h[3] | 0;
     for (let i = 0; i < 64; i++) {
@@ -48,8 +48,7 @@ export class Md5 extends BlockHash {
 
   protected output(): Uint8Array {
     const out = new Uint8Array(16);
-    const view = new DataView(out.buffer);
-    for (let i = 0; i < 4; i++) view.setUint32(i * 4, this.h[i], true);
+    for (let i = 0; i < 4; i++) writeLE(out, i * 4, this.h[i]);
     return out;
   }
 }

@@ -1,4 +1,4 @@
-import { BlockHash } from './block-hash';
+import { BlockHash, readBE, writeBE } from './block-hash';
 
 /** Incremental SHA-1 (FIPS 180-4), for S3's `x-amz-checksum-sha1`; never used for security here. */
 export class Sha1 extends BlockHash {
@@ -6,9 +6,9 @@ export class Sha1 extends BlockHash {
   private readonly w = new Int32Array(80);
   protected readonly littleEndianLength = false;
 
-  protected compress(view: DataView, offset: number): void {
+  protected compress(bytes: Uint8Array, offset: number): void {
     const w = this.w;
-    for (let t = 0; t < 16; t++) w[t] = view.getUint32(offset + t * 4);
+    for (let t = 0; t < 16; t++) w[t] = readBE(bytes, offset + t * 4);
     for (let t = 16; t < 80; t++) {
       const x = w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16];
       w[t] = (x << 1) | (x >>> 31);
@@ -43,8 +43,7 @@ export class Sha1 extends BlockHash {
 
   protected output(): Uint8Array {
     const out = new Uint8Array(20);
-    const view = new DataView(out.buffer);
-    for (let i = 0; i < 5; i++) view.setUint32(i * 4, this.h[i]);
+    for (let i = 0; i < 5; i++) writeBE(out, i * 4, this.h[i]);
     return out;
   }
 }

@@ -1,8 +1,9 @@
+import { BlockHash, readBE, writeBE } from './block-hash';
+
 /**
- * Incremental SHA-256 (FIPS 180-4) in plain TypeScript. Web Crypto's `digest` is one-shot and asynchronous:
- * a body hashed as it streams would have to be buffered, and each small hash (a SigV4 canonical request) pays
- * a thread-pool round trip that costs more than the hash. Words are read with shifts rather than a DataView,
- * and the schedule buffer is shared, because hashing is synchronous.
+ * Incremental SHA-256 (FIPS 180-4) in plain TypeScript. Besides streamed bodies, it serves SigV4's many short
+ * hashes: Web Crypto's asynchronous round trip through the thread pool costs more than hashing a canonical
+ * request. The schedule buffer is shared, because hashing is synchronous.
  *
  * @example const h = new Sha256(); h.update(bytes); toHex(h.digest())
  */
@@ -25,9 +26,7 @@ const INITIAL = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9
 const W = new Int32Array(64);
 
 function compress(h: Int32Array, bytes: Uint8Array, offset: number): void {
-  for (let t = 0, i = offset; t < 16; t++, i += 4) {
-    W[t] = (bytes[i] << 24) | (bytes[i + 1] << 16) | (bytes[i + 2] << 8) | bytes[i + 3];
-  }
+  for (let t = 0; t < 16; t++) W[t] = readBE(bytes, offset + t * 4);
   for (let t = 16; t < 64; t++) {
     const x = W[t - 15];
     const y = W[t - 2];
@@ -60,74 +59,25 @@ function compress(h: Int32Array, bytes: Uint8Array, offset: number): void {
   h[7] = (h[7] + hh) | 0;
 }
 
-export class Sha256 {
-  private readonly h: Int32Array;
-  private readonly block: Uint8Array;
-  private filled: number;
-  /** Bytes hashed so far; a double is exact up to 2^53, far beyond any S3 object. */
-  private length: number;
-
-  constructor(from?: Sha256) {
-    this.h = from ? from.h.slice() : Int32Array.from(INITIAL);
-    this.block = from ? from.block.slice() : new Uint8Array(64);
-    this.filled = from ? from.filled : 0;
-    this.length = from ? from.length : 0;
-  }
+export class Sha256 extends BlockHash {
+  private readonly h = Int32Array.from(INITIAL);
+  protected readonly littleEndianLength = false;
 
   /** An independent copy of the running state (HMAC keeps its padded key states this way). */
   clone(): Sha256 {
-    return new Sha256(this);
+    const copy = new Sha256();
+    copy.h.set(this.h);
+    this.copyFrameTo(copy);
+    return copy;
   }
 
-  update(data: Uint8Array): this {
-    this.length += data.length;
-    let i = 0;
-    if (this.filled > 0) {
-      const take = Math.min(64 - this.filled, data.length);
-      this.block.set(data.subarray(0, take), this.filled);
-      this.filled += take;
-      i = take;
-      if (this.filled < 64) return this;
-      compress(this.h, this.block, 0);
-      this.filled = 0;
-    }
-    for (; data.length - i >= 64; i += 64) compress(this.h, data, i);
-    if (i < data.length) {
-      this.block.set(data.subarray(i), 0);
-      this.filled = data.length - i;
-    }
-    return this;
+  protected compress(bytes: Uint8Array, offset: number): void {
+    compress(this.h, bytes, offset);
   }
 
-  /** The 32-byte digest; the hash must not be updated afterwards. */
-  digest(): Uint8Array {
-    const block = this.block;
-    block[this.filled] = 0x80;
-    block.fill(0, this.filled + 1);
-    if (this.filled >= 56) {
-      compress(this.h, block, 0);
-      block.fill(0);
-    }
-    const bits = this.length * 8;
-    const hi = Math.floor(bits / 0x100000000);
-    const lo = bits >>> 0;
-    block[56] = hi >>> 24;
-    block[57] = hi >>> 16;
-    block[58] = hi >>> 8;
-    block[59] = hi;
-    block[60] = lo >>> 24;
-    block[61] = lo >>> 16;
-    block[62] = lo >>> 8;
-    block[63] = lo;
-    compress(this.h, block, 0);
+  protected output(): Uint8Array {
     const out = new Uint8Array(32);
-    for (let i = 0; i < 8; i++) {
-      const word = this.h[i];
-      out[i * 4] = word >>> 24;
-      out[i * 4 + 1] = word >>> 16;
-      out[i * 4 + 2] = word >>> 8;
-      out[i * 4 + 3] = word;
-    }
+    for (let i = 0; i < 8; i++) writeBE(out, i * 4, this.h[i]);
     return out;
   }
 }
