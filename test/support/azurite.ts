@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { startDaemon } from '../../scripts/daemon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,33 +30,11 @@ export interface Azurite {
 export async function startAzurite(): Promise<Azurite> {
   const dir = mkdtempSync(join(tmpdir(), 'azurite-'));
   const main = require.resolve('azurite/dist/src/blob/main.js');
-  const child = spawn(
-    process.execPath,
+  const daemon = await startDaemon(
     [main, '--blobHost', '127.0.0.1', '--blobPort', '0', '--location', dir, '--skipApiVersionCheck', '--disableTelemetry'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    { name: 'Azurite', listening: /listens on http:\/\/127\.0\.0\.1:(\d+)/, timeoutMs: 20_000 },
   );
-  const killOnExit = (): void => void child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  const port = await new Promise<number>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => fail(new Error(`Azurite did not start within 20 s:\n${output}`)), 20_000);
-    const fail = (err: Error): void => {
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      reject(err);
-    };
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = /listens on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => fail(new Error(`Azurite exited with code ${code}:\n${output}`)));
-  });
+  const port = daemon.port;
   const endpoint = `http://127.0.0.1:${port}/${AZURITE_ACCOUNT}`;
   const key = fromBase64(AZURITE_KEY) as Uint8Array;
 
@@ -88,14 +66,7 @@ export async function startAzurite(): Promise<Azurite> {
       return res;
     },
     stop: async () => {
-      process.off('exit', killOnExit);
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await daemon.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

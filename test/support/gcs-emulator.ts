@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { startDaemon } from '../../scripts/daemon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,32 +17,13 @@ export interface GcsEmulator {
 
 export async function startGcsEmulator(): Promise<GcsEmulator> {
   const dir = mkdtempSync(join(tmpdir(), 'gcs-emulator-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(__dirname, 'gcs-emulator-main.ts')], {
+  const daemon = await startDaemon(['--import', 'tsx', resolve(__dirname, 'gcs-emulator-main.ts')], {
+    name: 'the storage emulator',
+    listening: /listening (\d+)/,
+    timeoutMs: 30_000,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TMPDIR: dir },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const killOnExit = (): void => void child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  const port = await new Promise<number>((resolvePort, reject) => {
-    let output = '';
-    const timer = setTimeout(() => fail(new Error(`the storage emulator did not start within 30 s:\n${output}`)), 30_000);
-    const fail = (err: Error): void => {
-      clearTimeout(timer);
-      child.kill('SIGKILL');
-      reject(err);
-    };
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = /listening (\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolvePort(Number(match[1]));
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => fail(new Error(`the storage emulator exited with code ${code}:\n${output}`)));
-  });
+  const port = daemon.port;
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     endpoint,
@@ -52,14 +33,7 @@ export async function startGcsEmulator(): Promise<GcsEmulator> {
       if (res.status !== 200) throw new Error(`uploading ${bucket}/${name}: ${res.status} ${await res.text()}`);
     },
     stop: async () => {
-      process.off('exit', killOnExit);
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await daemon.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

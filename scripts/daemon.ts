@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+
+/**
+ * A local server run as a child process (s3rver, Azurite, the GCS emulator): started, awaited until it
+ * prints the port it listens on, killed if the parent exits, and stopped with SIGTERM (SIGKILL after 5 s).
+ */
+export interface Daemon {
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+export interface DaemonOptions {
+  /** Named in errors. */
+  readonly name: string;
+  /** Matches the line announcing the port; its first group is the port. */
+  readonly listening: RegExp;
+  readonly timeoutMs: number;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export async function startDaemon(args: readonly string[], options: DaemonOptions): Promise<Daemon> {
+  const child = spawn(process.execPath, args, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const killOnExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const port = await listeningPort(child, options);
+  return {
+    port,
+    stop: async () => {
+      process.off('exit', killOnExit);
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function listeningPort(child: ChildProcess, options: DaemonOptions): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const fail = (err: Error): void => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(err);
+    };
+    const timer = setTimeout(() => fail(new Error(`${options.name} did not start within ${options.timeoutMs / 1000} s:\n${output}`)), options.timeoutMs);
+    const onExit = (code: number | null): void => fail(new Error(`${options.name} exited with code ${code}:\n${output}`));
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = options.listening.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
+      child.off('exit', onExit);
+      // Keep draining its output so a chatty daemon never blocks on a full pipe.
+      child.stdout?.resume();
+      child.stderr?.resume();
+      resolve(Number(match[1]));
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
