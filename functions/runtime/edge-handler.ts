@@ -1,4 +1,5 @@
 import { S3Error } from '../core/errors';
+import { DRAIN_LIMIT_BYTES } from '../core/payload/checked-stream';
 import type { Gateway } from '../core/gateway';
 import { errorResponse } from '../core/responses';
 import { accessLogLine } from './access-log';
@@ -37,9 +38,9 @@ export function edgeHandler(load: EdgeGatewayLoader, log: (line: string) => void
       return new Response(proxyRequest.method === 'HEAD' ? null : failure.body, { status: failure.status, headers: failure.headers });
     }
     const exchange = await execute(gateway, proxyRequest, () => request.body);
-    // What the exchange left of the client's body is read and dropped, as the Node server does: up to 1 MiB
-    // before answering (a client still sending a small body then always reads the answer), the rest after.
-    if (!(await body.discardRest(1024 * 1024))) ctx.waitUntil(body.discardRest());
+    // What the exchange left of the client's body is read and dropped before answering, up to the limit the
+    // core drains on a refusal (a client still sending then always reads the answer); the rest after.
+    if (!(await body.discardRest(DRAIN_LIMIT_BYTES))) ctx.waitUntil(body.discardRest());
     const ray = request.headers.get('cf-ray');
     ctx.waitUntil(exchange.settled.then((result) => log(accessLogLine(proxyRequest, result, started, ray ? { ray } : {}))));
     return exchange.response;

@@ -21,7 +21,7 @@ export interface BodyChecker {
  * After a refusal the rest of the client's body is read and dropped, so the runtime can still deliver the
  * error response on the same connection; beyond this much the source is cancelled (the connection dropped).
  */
-const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+export const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
 
 /**
  * The checked body: pulls from `source` only as fast as the backend takes bytes (backpressure), and never
