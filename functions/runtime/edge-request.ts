@@ -66,7 +66,7 @@ export interface ClientBody {
 export function clientBody(body: ReadableStream<Uint8Array> | null): ClientBody {
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let ended = body === null;
-  const read = async (): Promise<Uint8Array | undefined> => {
+  const readOne = async (): Promise<Uint8Array | undefined> => {
     reader ??= body?.getReader();
     const piece = await reader?.read();
     if (piece === undefined || piece.done) {
@@ -74,6 +74,14 @@ export function clientBody(body: ReadableStream<Uint8Array> | null): ClientBody 
       return undefined;
     }
     return piece.value;
+  };
+  // The core's drain and `discardRest` may read at once; workerd's request body refuses a second pending
+  // read (a TypeError, not a queued read as the Streams standard has it), so reads take turns.
+  let turn: Promise<unknown> = Promise.resolve();
+  const read = (): Promise<Uint8Array | undefined> => {
+    const piece = turn.then(readOne);
+    turn = piece.catch(() => undefined);
+    return piece;
   };
   return {
     stream: () =>

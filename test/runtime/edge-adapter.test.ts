@@ -1,5 +1,5 @@
 import { configText, edgeEnvironment } from '../../functions/runtime/edge-environment';
-import { requestTarget, toProxyRequest } from '../../functions/runtime/edge-request';
+import { clientBody, requestTarget, toProxyRequest } from '../../functions/runtime/edge-request';
 
 describe('edge request translator', () => {
   it('WHEN the platform hands over a URL THEN path and query are taken from it as serialized, never re-parsed', () => {
@@ -14,6 +14,54 @@ describe('edge request translator', () => {
     expect(request).toMatchObject({ method: 'GET', rawPath: '/b/k', rawQuery: 'versionId=1' });
     expect(request.headers.get('x-amz-date')).toBe('20300101T000000Z');
     expect(await new Response(request.body()).text()).toBe('');
+  });
+});
+
+/** A request body as workerd gives it: a second read while one is pending throws instead of queueing. */
+function workerdBody(pieces: number, size: number): ReadableStream<Uint8Array> {
+  const source = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      await new Promise((r) => setTimeout(r, 1));
+      if (pieces-- === 0) controller.close();
+      else controller.enqueue(new Uint8Array(size));
+    },
+  });
+  const reader = source.getReader();
+  let pending = false;
+  const strict = {
+    read: async () => {
+      if (pending) throw new TypeError('This ReadableStream only supports a single pending read request at a time.');
+      pending = true;
+      try {
+        return await reader.read();
+      } finally {
+        pending = false;
+      }
+    },
+    cancel: (reason?: unknown) => reader.cancel(reason),
+    releaseLock: () => reader.releaseLock(),
+  };
+  return { getReader: () => strict, locked: false } as unknown as ReadableStream<Uint8Array>;
+}
+
+describe('edge client body', () => {
+  it('WHEN the core and the adapter both drain the body at once THEN it is read to its end (the connection survives)', async () => {
+    const body = clientBody(workerdBody(20, 1000));
+    const core = body.stream().getReader();
+    await core.read();
+    const coreDrain = (async () => {
+      let n = 0;
+      for (let piece = await core.read(); !piece.done; piece = await core.read()) n += piece.value.length;
+      return n;
+    })();
+    expect(await body.discardRest(1_000_000)).toBe(true);
+    await expect(coreDrain).resolves.toBeLessThan(20_000);
+  });
+
+  it('WHEN more than the limit is left THEN discardRest stops there and says the body has not ended', async () => {
+    const body = clientBody(workerdBody(20, 1000));
+    expect(await body.discardRest(5000)).toBe(false);
+    expect(await body.discardRest()).toBe(true);
   });
 });
 

@@ -135,14 +135,22 @@ async function encode(signer: SignatureV4, signingDate: Date, seed: string, opti
   return Buffer.concat(parts);
 }
 
-/** Sends a built upload (or a tampered copy of one) and reads the whole answer. */
-export function sendUpload(endpoint: string, upload: BuiltUpload, body: Buffer = upload.body): Promise<RawResponse> {
+/**
+ * Sends a built upload (or a tampered copy of one) and reads the whole answer. With `agent`, the request
+ * goes through that connection pool and the answer tells whether it reused a kept-alive connection.
+ */
+export function sendUpload(
+  endpoint: string,
+  upload: BuiltUpload,
+  body: Buffer = upload.body,
+  agent?: http.Agent,
+): Promise<RawResponse & { readonly reusedSocket: boolean }> {
   const url = new URL(endpoint);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method: upload.method, path: upload.target, headers: upload.headers }, (res) => {
+    const req = http.request({ host: url.hostname, port: url.port, method: upload.method, path: upload.target, headers: upload.headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString(), reusedSocket: req.reusedSocket }));
     });
     req.on('error', reject);
     req.end(body);
