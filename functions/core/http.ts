@@ -14,7 +14,7 @@ export interface ProxyRequest {
   /** Query string as sent, without the leading `?` (empty when absent). */
   readonly rawQuery: string;
   /** Request headers; names are case-insensitive. Repeated headers are joined with `,`. */
-  readonly headers: Headers;
+  readonly headers: ReadonlyHeaders;
   /**
    * Opens the request body. Called at most once, and only by dispatches that consume it; a Forward whose
    * body is `'client'` leaves the adapter to stream the body natively instead.
@@ -28,6 +28,16 @@ export interface ProxyRequest {
 }
 
 export type HeaderMap = Record<string, string>;
+
+/**
+ * The read side of fetch's `Headers`, which is all the core uses: names case-insensitive, one value per
+ * name. A `Headers` satisfies it; an adapter may pass a cheaper view of its platform's own header object.
+ */
+export interface ReadonlyHeaders {
+  get(name: string): string | null;
+  has(name: string): boolean;
+  forEach(callback: (value: string, name: string) => void): void;
+}
 
 /** A response the core built completely (listings, errors, STS and discovery documents). */
 export interface ProxyResponse {
@@ -53,7 +63,7 @@ export interface BackendRequest {
 /** What a backend answered, with the body still unread. */
 export interface BackendResponse {
   readonly status: number;
-  readonly headers: Headers;
+  readonly headers: ReadonlyHeaders;
   readonly body: ReadableStream<Uint8Array> | null;
 }
 
@@ -71,7 +81,7 @@ export interface ResponseHead {
 export interface Forward {
   readonly kind: 'forward';
   readonly request: BackendRequest;
-  readonly respond: (status: number, headers: Headers) => ResponseHead | ProxyResponse;
+  readonly respond: (status: number, headers: ReadonlyHeaders) => ResponseHead | ProxyResponse;
 }
 
 /** Response: the core built the whole answer. */

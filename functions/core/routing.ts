@@ -1,3 +1,4 @@
+import type { ReadonlyHeaders } from './http';
 import { S3Error, notImplemented } from './errors';
 import { decodePathComponent } from './keys';
 import { Query } from './query';
@@ -61,7 +62,7 @@ export function parsePath(rawPath: string): ParsedPath {
   return rawKey === '' ? { bucket } : { bucket, key: decodePathComponent(rawKey) };
 }
 
-export function routeS3(method: string, rawPath: string, query: Query, headers: Headers): Operation {
+export function routeS3(method: string, rawPath: string, query: Query, headers: ReadonlyHeaders): Operation {
   const { bucket, key } = parsePath(rawPath);
   const sub = SUBRESOURCES.filter((name) => query.has(name));
   if (bucket === undefined) {
@@ -93,7 +94,7 @@ function routeObject(
   bucket: string,
   key: string,
   query: Query,
-  headers: Headers,
+  headers: ReadonlyHeaders,
   sub: readonly string[],
 ): Operation {
   const onlyUploadId = sub.length === 1 && sub[0] === 'uploadId';

@@ -21,7 +21,7 @@ export function openResponse(responseStream: Writable, status: number, headers: 
  * once the runtime's stream has drained. It never calls `end(chunk)` (which would skip the prelude).
  */
 function forwardTo(target: Writable): Writable {
-  return new Writable({
+  const writable = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       if (target.write(chunk)) callback();
       else waitForDrain(target, callback);
@@ -35,6 +35,9 @@ function forwardTo(target: Writable): Writable {
       callback(err);
     },
   });
+  // A broken runtime stream must not crash the sandbox; the executor sees it as a close before finishing.
+  writable.on('error', () => undefined);
+  return writable;
 }
 
 function waitForDrain(target: Writable, callback: (err?: Error | null) => void): void {

@@ -3,7 +3,8 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Gateway } from '../core/gateway';
 import { isProxyResponse, type Dispatch, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
-import { sendNode, toHeaders } from './node-http';
+import { NodeHeaders } from './node-headers';
+import { sendNode } from './node-http';
 
 /**
  * Executes the core's dispatch on a Node runtime. Shared by the native server and the Lambda handler, which
@@ -13,7 +14,10 @@ export interface NodeExchange {
   readonly request: ProxyRequest;
   /** The client's body as a Node stream (opened once). */
   readonly body: () => Readable;
-  /** Sends status and headers; returns where the body goes. Called exactly once. */
+  /**
+   * Sends status and headers; returns where the body goes. Called exactly once. The sink handles its own
+   * 'error' events: the executor learns of a failure from a 'close' before the sink finished.
+   */
   readonly start: (status: number, headers: HeaderMap) => Writable;
   /** Registers what to do when the client goes away before the response finished (abort the backend). */
   readonly whenClientGone: (abort: () => void) => void;
@@ -33,7 +37,7 @@ export async function execute(gateway: Gateway, exchange: NodeExchange): Promise
     }
     if (dispatch.kind === 'response') return await writeResponse(exchange, dispatch.response);
     const backend = await sendNode(dispatch.request, exchange.body, exchange.whenClientGone);
-    const head = dispatch.respond(backend.statusCode ?? 502, toHeaders(backend.headers));
+    const head = dispatch.respond(backend.statusCode ?? 502, NodeHeaders.fromIncoming(backend.headers));
     if (isProxyResponse(head)) {
       backend.resume();
       return await writeResponse(exchange, head);
@@ -46,29 +50,23 @@ export async function execute(gateway: Gateway, exchange: NodeExchange): Promise
 }
 
 /**
- * Pipes the backend's body to the client with backpressure. A plain `pipe` with three listeners: measured
- * here, `stream.pipeline` cost a noticeable share of a small request's CPU. On any failure both sides are
- * destroyed: the status line is gone, so a truncated body is the only way left to signal it.
+ * Pipes the backend's body to the client with backpressure. A plain `pipe`, one listener on each side:
+ * measured here, `stream.pipeline` and every further listener (an 'error' listener on the response alone)
+ * cost a noticeable share of a small request's CPU. The sink closes once finished or broken; a backend
+ * failure breaks it, since with the status line gone a truncated body is the only way left to signal it.
  */
 function stream(backend: IncomingMessage, sink: Writable, status: number): Promise<ExchangeResult> {
   return new Promise((resolve) => {
-    let settled = false;
-    const settle = (error?: unknown): void => {
-      if (settled) return;
-      settled = true;
-      if (error !== undefined) {
-        backend.destroy();
-        sink.destroy();
-      }
-      resolve(error === undefined ? { status } : { status, error });
-    };
-    backend.once('error', settle);
-    backend.once('close', () => {
-      if (!backend.complete) settle(new Error('The backend closed the response early'));
+    let failure: unknown;
+    backend.once('error', (err) => {
+      failure = err;
+      sink.destroy();
     });
-    sink.once('error', settle);
-    sink.once('finish', () => settle());
-    sink.once('close', () => settle(sink.writableFinished ? undefined : new Error('The client went away')));
+    sink.once('close', () => {
+      if (failure === undefined && sink.writableFinished) return resolve({ status });
+      backend.destroy();
+      resolve({ status, error: failure ?? new Error('The client went away') });
+    });
     backend.pipe(sink);
   });
 }

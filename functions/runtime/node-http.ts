@@ -2,7 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { S3Error } from '../core/errors';
-import type { BackendClient, BackendRequest, HeaderMap } from '../core/http';
+import type { BackendClient, BackendRequest } from '../core/http';
+import { NodeHeaders } from './node-headers';
 
 /**
  * Backend requests from Node runtimes go through node:http with keep-alive agents: measured here, global
@@ -118,7 +119,7 @@ export const nodeBackendClient: BackendClient = async (request, signal) => {
   const res = await sendNode(request, () => Readable.from([]), signal && ((abort) => onAbort(signal, abort)));
   return {
     status: res.statusCode ?? 502,
-    headers: toHeaders(res.headers),
+    headers: NodeHeaders.fromIncoming(res.headers),
     body: Readable.toWeb(res) as unknown as ReadableStream<Uint8Array>,
   };
 };
@@ -127,24 +128,6 @@ export const nodeBackendClient: BackendClient = async (request, signal) => {
 export function onAbort(signal: AbortSignal, abort: () => void): void {
   if (signal.aborted) abort();
   else signal.addEventListener('abort', abort, { once: true });
-}
-
-export function toHeaders(incoming: http.IncomingHttpHeaders): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else headers.set(name, value);
-  }
-  return headers;
-}
-
-export function toHeaderMap(incoming: http.IncomingHttpHeaders): HeaderMap {
-  const out: HeaderMap = {};
-  for (const [name, value] of Object.entries(incoming)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(',') : value;
-  }
-  return out;
 }
 
 /** Splits an absolute URL without `new URL()`, which would normalize `..` and `%2e%2e` in the path. */

@@ -2,10 +2,10 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import type { Gateway } from '../core/gateway';
 import type { HeaderMap, ProxyRequest } from '../core/http';
-import { S3Error } from '../core/errors';
-import { errorResponse, newRequestId } from '../core/responses';
+import { newRequestId } from '../core/responses';
 import { accessLogLine, batchedStdout } from './access-log';
 import { execute } from './node-executor';
+import { NodeHeaders } from './node-headers';
 
 /**
  * The native server adapter: IncomingMessage in, the core's dispatch executed, one JSON access-log line out.
@@ -20,15 +20,7 @@ export function createServer(gateway: Gateway, log: (line: string) => void = bat
         if (!res.writableFinished) abort();
       });
     };
-    let request: ProxyRequest;
-    try {
-      request = toProxyRequest(req, whenClientGone);
-    } catch {
-      // Headers a fetch-style Headers object refuses: a client error, never a crash.
-      const response = errorResponse(new S3Error('InvalidRequest', 'The request headers are malformed'), newRequestId(), req.method ?? 'GET', '/');
-      res.writeHead(response.status, response.headers).end(response.body);
-      return;
-    }
+    const request = toProxyRequest(req, whenClientGone);
     execute(gateway, {
       request,
       whenClientGone,
@@ -52,7 +44,7 @@ export function toProxyRequest(req: http.IncomingMessage, whenClientGone: (abort
     method: (req.method ?? 'GET').toUpperCase(),
     rawPath: q < 0 ? target : target.slice(0, q),
     rawQuery: q < 0 ? '' : target.slice(q + 1),
-    headers: toHeaders(req.rawHeaders),
+    headers: NodeHeaders.fromRaw(req.rawHeaders),
     body: () => Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>,
     get signal(): AbortSignal {
       if (controller === undefined) {
@@ -63,20 +55,6 @@ export function toProxyRequest(req: http.IncomingMessage, whenClientGone: (abort
       return controller.signal;
     },
   };
-}
-
-/**
- * Repeated headers joined with `,` (SigV4's canonical form, and what Function URLs do); `Headers.append`
- * would join with `, ` and break signatures over repeated headers.
- */
-function toHeaders(raw: string[]): Headers {
-  const joined = new Map<string, string>();
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i].toLowerCase();
-    const previous = joined.get(name);
-    joined.set(name, previous === undefined ? raw[i + 1] : `${previous},${raw[i + 1]}`);
-  }
-  return new Headers([...joined]);
 }
 
 export type { HeaderMap };

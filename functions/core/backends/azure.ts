@@ -1,7 +1,7 @@
 import type { AzureBackend } from '../config/types';
 import { backendDocument } from '../streams';
 import { S3Error, notImplemented } from '../errors';
-import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ResponseHead } from '../http';
+import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
 import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
 import { fromBase64 } from './azure/base64';
@@ -106,7 +106,7 @@ export class AzureStore implements ObjectStore {
   }
 
   /** Azure's answer in S3's terms: 201 Created is 200, 202 Accepted (delete) is 204, errors are S3 XML. */
-  private respond(request: ObjectRequest, status: number, headers: Headers): ResponseHead | ProxyResponse {
+  private respond(request: ObjectRequest, status: number, headers: ReadonlyHeaders): ResponseHead | ProxyResponse {
     if (status >= 400) {
       const code = headers.get('x-ms-error-code') ?? undefined;
       if (request.method === 'DELETE' && status === 404 && code !== 'ContainerNotFound') return deleted(request);

@@ -1,5 +1,5 @@
 import type { StaticKeys } from '../config/types';
-import type { BackendClient, Forward, HeaderMap } from '../http';
+import type { BackendClient, Forward, HeaderMap, ReadonlyHeaders } from '../http';
 
 /**
  * What every backend module offers the operations. Each store (S3, Azure, GCS) turns these calls into its
@@ -73,7 +73,7 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /** The backend's response headers as the client should see them, with the gateway's request id. */
-export function passThroughHeaders(headers: Headers, requestId: string): HeaderMap {
+export function passThroughHeaders(headers: ReadonlyHeaders, requestId: string): HeaderMap {
   const out: HeaderMap = {};
   headers.forEach((value, name) => {
     if (!HOP_BY_HOP.has(name)) out[name] = value;

@@ -1,5 +1,5 @@
 import type { S3Error, S3ErrorCode } from '../errors';
-import type { HeaderMap, ProxyResponse, ResponseHead } from '../http';
+import type { HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../http';
 import { emptyResponse, errorResponse } from '../responses';
 import type { ObjectRequest } from './store';
 
@@ -40,7 +40,7 @@ export function userMetadata(headers: HeaderMap): [string, string][] {
  * anything `extra` adds, and the gateway's request id.
  */
 export function s3ResponseHeaders(
-  headers: Headers,
+  headers: ReadonlyHeaders,
   requestId: string,
   metaPrefix: string,
   metaName: (backendName: string) => string,
@@ -64,4 +64,4 @@ export function deleted(request: ObjectRequest): ProxyResponse {
   return emptyResponse(204, request.requestId);
 }
 
-export type Respond = (status: number, headers: Headers) => ResponseHead | ProxyResponse;
+export type Respond = (status: number, headers: ReadonlyHeaders) => ResponseHead | ProxyResponse;

@@ -3,7 +3,7 @@
  * header-signed backend request, so `x-amz-*` object headers survive (the spec's presigned PUT could not
  * carry them: rule 2). Names are lower-case; nothing else reaches the backend.
  */
-import type { HeaderMap } from '../http';
+import type { HeaderMap, ReadonlyHeaders } from '../http';
 import { withoutAwsChunked } from '../payload/upload';
 
 /** The spec's PutObject list, without content-length (the upload decides it). */
@@ -19,7 +19,7 @@ const SSE_CUSTOMER_PREFIX = 'x-amz-server-side-encryption-customer-';
 const COPY = ['x-amz-metadata-directive', 'x-amz-tagging-directive'];
 const COPY_PREFIXES = ['x-amz-copy-source-if-', 'x-amz-copy-source-server-side-encryption-customer-'];
 
-function select(headers: Headers, keep: (name: string) => boolean): HeaderMap {
+function select(headers: ReadonlyHeaders, keep: (name: string) => boolean): HeaderMap {
   const out: HeaderMap = {};
   headers.forEach((value, name) => {
     if (!keep(name)) return;
@@ -38,7 +38,7 @@ const isObjectHeader = (name: string): boolean =>
   CONTENT.includes(name) || OBJECT.includes(name) || OBJECT_PREFIXES.some((p) => name.startsWith(p));
 
 /** PutObject: content, object and conditional headers, Content-MD5 and `x-amz-checksum-*`. */
-export function putHeaders(headers: Headers): HeaderMap {
+export function putHeaders(headers: ReadonlyHeaders): HeaderMap {
   return select(
     headers,
     (n) => isObjectHeader(n) || CONDITIONAL.includes(n) || n === 'content-md5' || n.startsWith(CHECKSUM_PREFIX),
@@ -50,17 +50,17 @@ export function putHeaders(headers: Headers): HeaderMap {
  * arrive aws-chunked with a trailing checksum, which the gateway verifies and the backend never sees, so
  * the backend must not expect part checksums.
  */
-export function createMultipartHeaders(headers: Headers): HeaderMap {
+export function createMultipartHeaders(headers: ReadonlyHeaders): HeaderMap {
   return select(headers, isObjectHeader);
 }
 
 /** UploadPart: Content-MD5 and SSE-C (part checksums are verified by the gateway, see createMultipartHeaders). */
-export function uploadPartHeaders(headers: Headers): HeaderMap {
+export function uploadPartHeaders(headers: ReadonlyHeaders): HeaderMap {
   return select(headers, (n) => n === 'content-md5' || n.startsWith(SSE_CUSTOMER_PREFIX));
 }
 
 /** CompleteMultipartUpload: the preconditions (spec rule 3) and SSE-C. */
-export function completeHeaders(headers: Headers): HeaderMap {
+export function completeHeaders(headers: ReadonlyHeaders): HeaderMap {
   return select(headers, (n) => CONDITIONAL.includes(n) || n.startsWith(SSE_CUSTOMER_PREFIX));
 }
 
@@ -68,6 +68,6 @@ export function completeHeaders(headers: Headers): HeaderMap {
  * CopyObject: the spec's list (directives, tagging, ACL, storage class, redirect, metadata, SSE, the
  * copy-source preconditions) plus the content headers a `REPLACE` directive sets.
  */
-export function copyHeaders(headers: Headers): HeaderMap {
+export function copyHeaders(headers: ReadonlyHeaders): HeaderMap {
   return select(headers, (n) => isObjectHeader(n) || COPY.includes(n) || COPY_PREFIXES.some((p) => n.startsWith(p)));
 }

@@ -21,7 +21,7 @@ import {
 } from '../aws-chunked';
 import { base64Digest, checksumAlgorithmOf, type ChecksumAlgorithm } from '../checksums';
 import { S3Error, notImplemented } from '../errors';
-import type { Dispatch, HeaderMap } from '../http';
+import type { Dispatch, HeaderMap, ReadonlyHeaders } from '../http';
 import type { BucketContext } from '../operations/context';
 import { errorResponse } from '../responses';
 import { UNSIGNED_PAYLOAD, sha256Hex } from '../sigv4';
@@ -174,7 +174,7 @@ function declaredLength(value: string | null): number {
 }
 
 /** `x-amz-checksum-<algorithm>` headers sent with a plain body; the gateway checks them itself. */
-export function headerChecksums(headers: Headers): ExpectedChecksum[] {
+export function headerChecksums(headers: ReadonlyHeaders): ExpectedChecksum[] {
   const out: ExpectedChecksum[] = [];
   headers.forEach((value, name) => {
     const algorithm: ChecksumAlgorithm | undefined = checksumAlgorithmOf(name);

@@ -1,3 +1,4 @@
+import type { ReadonlyHeaders } from '../http';
 /**
  * The canonical request of SigV4 (https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html),
  * built from what the client sent, the way S3 builds it.
@@ -92,13 +93,12 @@ export class MissingSignedHeaderError extends Error {
  * @example canonicalHeaders(new Headers({ Host: 'h', 'X-A': ' a  b ' }), ['host', 'x-a']) // 'host:h\nx-a:a b\n'
  */
 export function canonicalHeaders(
-  headers: Headers | Readonly<Record<string, string>>,
+  headers: ReadonlyHeaders | Readonly<Record<string, string>>,
   signedHeaders: readonly string[],
 ): string {
-  const get =
-    headers instanceof Headers
-      ? (name: string) => headers.get(name)
-      : (name: string) => (Object.hasOwn(headers, name) ? headers[name] : undefined);
+  const get = isHeaders(headers)
+    ? (name: string) => headers.get(name)
+    : (name: string) => (Object.hasOwn(headers, name) ? headers[name] : undefined);
   let out = '';
   for (const name of signedHeaders) {
     const value = get(name);
@@ -119,4 +119,9 @@ export function canonicalRequest(parts: CanonicalRequestParts): string {
     `${parts.method}\n${parts.rawPath}\n${parts.canonicalQuery}\n${parts.canonicalHeaders}\n` +
     `${parts.signedHeaders.join(';')}\n${parts.payloadHash}`
   );
+}
+
+/** A header map holds only strings, so a `get` method tells a Headers view from it. */
+function isHeaders(headers: ReadonlyHeaders | Readonly<Record<string, string>>): headers is ReadonlyHeaders {
+  return typeof headers.get === 'function';
 }

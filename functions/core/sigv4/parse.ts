@@ -1,3 +1,4 @@
+import type { ReadonlyHeaders } from '../http';
 /**
  * Reads a client's SigV4 claim (who signed, when, for which scope, over which headers) from the
  * `Authorization` header or from presigned query parameters, and rejects malformed ones with S3's codes.
@@ -66,7 +67,7 @@ const credentialMalformed: Fail = (problem) =>
  *
  * @example authKind(new Headers(), 'X-Amz-Algorithm=AWS4-HMAC-SHA256&…') // 'presigned'
  */
-export function authKind(headers: Headers, rawQuery: string): AuthKind {
+export function authKind(headers: ReadonlyHeaders, rawQuery: string): AuthKind {
   const header = headers.has('authorization');
   const presigned = hasPresignMarker(rawQuery);
   if (header && presigned) return 'both';
@@ -85,7 +86,7 @@ function hasPresignMarker(rawQuery: string): boolean {
  * @throws S3Error `InvalidArgument` when both the header and the query authenticate, or the parse errors of
  *   {@link parseAuthorizationHeader} and {@link parsePresignedQuery}.
  */
-export function parseSignedRequest(headers: Headers, rawQuery: string): SignedRequestInfo | undefined {
+export function parseSignedRequest(headers: ReadonlyHeaders, rawQuery: string): SignedRequestInfo | undefined {
   switch (authKind(headers, rawQuery)) {
     case 'anonymous':
       return undefined;
@@ -112,7 +113,7 @@ export function parseSignedRequest(headers: Headers, rawQuery: string): SignedRe
  *   `AuthorizationHeaderMalformed` for a missing or bad component, a scope date other than the request's day,
  *   or `host` not signed; `AccessDenied` without a valid date header.
  */
-export function parseAuthorizationHeader(value: string, headers: Headers): SignedRequestInfo {
+export function parseAuthorizationHeader(value: string, headers: ReadonlyHeaders): SignedRequestInfo {
   const space = value.indexOf(' ');
   if (space < 0 || value.slice(0, space) !== ALGORITHM) {
     throw new S3Error(
@@ -157,7 +158,7 @@ function authorizationFields(components: string): Map<string, string> {
   return fields;
 }
 
-function headerAmzDate(headers: Headers): string {
+function headerAmzDate(headers: ReadonlyHeaders): string {
   const amzDate = headers.get('x-amz-date');
   const httpDate = headers.get('date');
   const parsed =

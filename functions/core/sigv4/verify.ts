@@ -1,3 +1,4 @@
+import type { ReadonlyHeaders } from '../http';
 /**
  * Checks a client's SigV4 signature by rebuilding it from the request as received. The secret is looked up
  * by the caller (from `info.accessKeyId`), so this stays pure.
@@ -22,7 +23,7 @@ export interface SignableRequest {
   readonly method: string;
   readonly rawPath: string;
   readonly rawQuery: string;
-  readonly headers: Headers;
+  readonly headers: ReadonlyHeaders;
 }
 
 /** A verified signature, and what an aws-chunked decoder needs to chain the chunk signatures from it. */
@@ -131,7 +132,7 @@ function checkRequestTime(info: SignedRequestInfo, now: number): void {
   }
 }
 
-function signedHeaderBlock(headers: Headers, info: SignedRequestInfo): string {
+function signedHeaderBlock(headers: ReadonlyHeaders, info: SignedRequestInfo): string {
   try {
     return canonicalHeaders(headers, info.signedHeaders);
   } catch (error) {
@@ -144,7 +145,7 @@ function signedHeaderBlock(headers: Headers, info: SignedRequestInfo): string {
 }
 
 /** S3 requires the header with header auth, whatever it holds (a hash, UNSIGNED-PAYLOAD, STREAMING-…). */
-function headerPayloadHash(headers: Headers): string {
+function headerPayloadHash(headers: ReadonlyHeaders): string {
   const hash = headers.get('x-amz-content-sha256');
   if (hash === null) {
     throw new S3Error('InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');

@@ -1,3 +1,4 @@
+import type { ReadonlyHeaders } from '../http';
 import type { Query } from '../query';
 
 /**
@@ -42,7 +43,7 @@ export type StsMatch =
 export interface StsRequestLine {
   readonly method: string;
   readonly rawPath: string;
-  readonly headers: Headers;
+  readonly headers: ReadonlyHeaders;
 }
 
 /**
@@ -85,14 +86,14 @@ function queryParams(query: Query): StsParams {
 }
 
 /** Content-Length when declared as a plain number; bodies without one (chunked) are never collected. */
-function declaredLength(headers: Headers): number | undefined {
+function declaredLength(headers: ReadonlyHeaders): number | undefined {
   const value = headers.get('content-length');
   if (value === null || !/^\d+$/.test(value.trim())) return undefined;
   if (headers.has('transfer-encoding')) return undefined;
   return Number(value.trim());
 }
 
-function isForm(headers: Headers): boolean {
+function isForm(headers: ReadonlyHeaders): boolean {
   const type = headers.get('content-type') ?? '';
   return type.split(';')[0].trim().toLowerCase() === 'application/x-www-form-urlencoded';
 }

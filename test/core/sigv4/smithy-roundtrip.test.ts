@@ -187,7 +187,8 @@ async function refusalCode(request: SignableRequest, secret: string): Promise<st
 /** Single changes to a signed request, each of which must void the signature. */
 function mutations(request: SignableRequest, secret: string): Array<[string, SignableRequest, string]> {
   const withHeaders = (edit: (h: Headers) => void): SignableRequest => {
-    const headers = new Headers(request.headers);
+    const headers = new Headers();
+    request.headers.forEach((value, name) => headers.set(name, value));
     edit(headers);
     return { ...request, headers };
   };

@@ -9,7 +9,7 @@ const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b78
 const SIGNED_AT = Date.UTC(2013, 4, 24);
 const MINUTE = 60_000;
 
-function documentedGet(extra: Record<string, string> = {}): SignableRequest {
+function documentedGet(extra: Record<string, string> = {}): SignableRequest & { headers: Headers } {
   return {
     method: 'GET',
     rawPath: '/test.txt',

@@ -1,7 +1,7 @@
 import type { GcsBackend } from '../../config/types';
 import { backendDocument } from '../../streams';
 import { S3Error, notImplemented } from '../../errors';
-import type { Forward, HeaderMap, ProxyResponse, ResponseHead } from '../../http';
+import type { Forward, HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../../http';
 import { encodeKey } from '../../keys';
 import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../../xml';
 import { collectPage, compareKeys, sortItems, startPosition, toListPage, type BackendListPage, type ListItem, type ListPosition } from '../listing';
@@ -157,7 +157,7 @@ function readListBucketResult(doc: ParsedXml, backendPrefix: string): BackendLis
 }
 
 /** A forwarded XML API answer in S3's terms. */
-function respond(request: ObjectRequest, status: number, headers: Headers): ResponseHead | ProxyResponse {
+function respond(request: ObjectRequest, status: number, headers: ReadonlyHeaders): ResponseHead | ProxyResponse {
   if (status >= 400) {
     if (request.method === 'DELETE' && status === 404) return deleted(request);
     return s3ErrorResponse(gcsError(status), request);
