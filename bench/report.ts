@@ -26,15 +26,17 @@ export function toMarkdown(report: Report): string {
     ``,
     `${report.date}${report.quick ? ' (quick smoke run: numbers are not meaningful)' : ''}; ${report.rounds} interleaved round(s) per scenario; 2-core machine, loopback.`,
     ``,
-    `| Scenario | Target | Throughput | p50 ms | p99 ms | vs direct | vs nginx | errors |`,
-    `|---|---|---|---|---|---|---|---|`,
+    `| Scenario | Target | Throughput | p50 ms | p99 ms | vs direct | vs nginx | vs node hop | errors |`,
+    `|---|---|---|---|---|---|---|---|---|`,
   ];
   for (const s of report.results) {
     const direct = s.targets.find((t) => t.target === 'direct')?.value;
     const nginx = s.targets.find((t) => t.target === 'nginx proxy')?.value;
+    const nodeHop = s.targets.find((t) => t.target === 'node:http hop')?.value;
+    const ratio = (value: number, base: number | undefined): string => (base ? `${fixed(value / base, 2)}x` : '–');
     for (const t of s.targets) {
       lines.push(
-        `| ${s.scenario} | ${t.target} | ${fixed(t.value)} ${s.unit} | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | ${direct ? fixed(t.value / direct, 2) + 'x' : '–'} | ${nginx ? fixed(t.value / nginx, 2) + 'x' : '–'} | ${t.errors} |`,
+        `| ${s.scenario} | ${t.target} | ${fixed(t.value)} ${s.unit} | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | ${ratio(t.value, direct)} | ${ratio(t.value, nginx)} | ${ratio(t.value, nodeHop)} | ${t.errors} |`,
       );
     }
   }

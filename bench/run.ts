@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --quick]`: the gateway's cost against direct access, side by side. Starts its own
  * backends (nginx serving files for unsigned GETs, Ceph RGW for signed paths), the gateway on every runtime,
- * and an nginx `proxy_pass` hop as the floor of any extra hop; runs each scenario against every target,
+ * an nginx `proxy_pass` hop as the floor of any extra hop, and a bare `node:http` hop as the floor of one built
+ * on Node's HTTP stack; runs each scenario against every target,
  * interleaved round by round so machine drift cancels; writes bench/results/latest.{md,json}.
  */
 import { execFile } from 'node:child_process';
@@ -13,6 +14,7 @@ import { RUNTIMES, startGateway, type RunningGateway } from '../test/support/gat
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../test/support/rgw';
 import type { LoadResult, LoadSpec } from './loadgen';
 import { startNginx, type Nginx } from './nginx';
+import { startNodeHop, type NodeHop } from './node-hop';
 import { sigv4Micro } from './sigv4';
 import { writeReport, type ScenarioResult } from './report';
 import { bundleMetrics } from './bundle';
@@ -126,11 +128,13 @@ async function main(): Promise<void> {
   // memstore keeps objects in RAM, 1 GiB by default: the scenarios write several GiB (a full store stops reading).
   const rgw = await startRgw({ extraConf: { 'memstore device bytes': String(8 * 1024 * MiB) } });
   let nginx: Nginx | undefined;
+  let nodeHop: NodeHop | undefined;
   const gateways: RunningGateway[] = [];
   try {
     await seed(dir, rgw);
     const filesRoot = join(dir, 'files');
     nginx = await startNginx(join(dir, 'nginx'), filesRoot, ['files', rgw.endpoint]);
+    nodeHop = await startNodeHop(dir, [nginx.filesUrl, rgw.endpoint]);
     // The gateways run from esbuild bundles with plain node, as deployed (under tsx the loader thread sits
     // in the request path).
     const bundles = await buildBundles(join(dir, 'dist'));
@@ -142,7 +146,9 @@ async function main(): Promise<void> {
     const direct: Target = { name: 'direct', url: (kind, key) => `${kind === 'files' ? n.filesUrl : rgw.endpoint}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
     const proxy: Target = { name: 'nginx proxy', url: (kind, key) => `${kind === 'files' ? n.proxyUrls[0] : n.proxyUrls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
     const viaGateway = gateways.map((gw): Target => ({ name: `gateway (${gw.runtime})`, url: (kind, key) => `${gw.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY }));
-    const targets = [direct, ...viaGateway, proxy];
+    const hop = nodeHop;
+    const bareNode: Target = { name: 'node:http hop', url: (kind, key) => `${kind === 'files' ? hop.urls[0] : hop.urls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
+    const targets = [direct, ...viaGateway, bareNode, proxy];
     const rgwKeys = { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey };
     const results: ScenarioResult[] = [];
     for (const scenario of [...SCENARIOS, CHUNKED_PUT]) {
@@ -173,6 +179,7 @@ async function main(): Promise<void> {
     writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, rounds: ROUNDS, results, rss, sigv4, bundle });
   } finally {
     for (const gw of gateways) await gw.stop();
+    await nodeHop?.stop();
     await nginx?.stop();
     await rgw.stop();
     rmSync(dir, { recursive: true, force: true });

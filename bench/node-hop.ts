@@ -1,0 +1,46 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { freePort } from './nginx';
+
+/**
+ * A bare `node:http` keep-alive reverse proxy, one per upstream: what any hop built on Node's HTTP stack
+ * costs on this machine before it does any work of its own (no parsing, auth or signing). The gateway's Node
+ * runtimes are judged against it as well as against nginx, which moves bytes more cheaply than Node can.
+ */
+export interface NodeHop {
+  readonly urls: readonly string[];
+  stop(): Promise<void>;
+}
+
+export async function startNodeHop(dir: string, upstreams: readonly string[]): Promise<NodeHop> {
+  // Run as plain JavaScript, as the gateway runs from its bundle: a TypeScript loader would sit in the path.
+  const script = join(dir, 'node-hop-server.js');
+  await build({ entryPoints: [resolve(__dirname, 'node-hop-server.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: script, logLevel: 'warning' });
+  const children: ChildProcess[] = [];
+  const urls: string[] = [];
+  for (const upstream of upstreams) {
+    const port = await freePort();
+    children.push(spawn(process.execPath, [script, String(port), upstream], { stdio: ['ignore', 'ignore', 'inherit'] }));
+    urls.push(`http://127.0.0.1:${port}`);
+  }
+  for (const url of urls) await waitFor(url);
+  return {
+    urls,
+    stop: async () => {
+      await Promise.all(children.map((child) => new Promise((r) => (child.exitCode !== null ? r(undefined) : (child.once('exit', r), child.kill())))));
+    },
+  };
+}
+
+async function waitFor(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    try {
+      await (await fetch(url, { method: 'HEAD' })).arrayBuffer();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`the node:http hop at ${url} did not start`);
+}
