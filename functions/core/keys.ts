@@ -9,19 +9,22 @@ import { invalidRequest } from './errors';
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
+/** An empty, `.` or `..` segment: between slashes or at either end. */
+const DOT_OR_EMPTY_SEGMENT = /(?:^|\/)\.{0,2}(?:\/|$)/;
+
 /** Throws 400 InvalidRequest for a key the gateway refuses to store. */
 export function validateKey(key: string): void {
   if (key === '') throw invalidRequest('The object key is empty');
   if (CONTROL.test(key)) throw invalidRequest('Object keys must not contain control characters');
-  for (const segment of key.split('/')) {
-    if (segment === '' || segment === '.' || segment === '..') {
-      throw invalidRequest('Object keys must not contain empty, "." or ".." path segments');
-    }
-  }
+  if (DOT_OR_EMPTY_SEGMENT.test(key)) throw invalidRequest('Object keys must not contain empty, "." or ".." path segments');
 }
+
+/** Keys made only of unreserved characters (and `/`) encode to themselves: most keys, tested once. */
+const UNRESERVED = /^[A-Za-z0-9\-._~/]*$/;
 
 /** RFC 3986 percent-encoding of every byte outside the unreserved set; `/` is kept when `keepSlash`. */
 export function encodeKey(key: string, keepSlash = true): string {
+  if (UNRESERVED.test(key) && (keepSlash || !key.includes('/'))) return key;
   // encodeURIComponent leaves !'()* unescaped; RFC 3986 (and SigV4) want them encoded.
   const encoded = encodeURIComponent(key).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
   return keepSlash ? encoded.replace(/%2F/g, '/') : encoded;

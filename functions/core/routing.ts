@@ -64,7 +64,7 @@ export function parsePath(rawPath: string): ParsedPath {
 
 export function routeS3(method: string, rawPath: string, query: Query, headers: ReadonlyHeaders): Operation {
   const { bucket, key } = parsePath(rawPath);
-  const sub = SUBRESOURCES.filter((name) => query.has(name));
+  const sub = subresources(query);
   if (bucket === undefined) {
     if (method === 'GET' && sub.length === 0) return { name: 'ListBuckets' };
     throw notImplemented(`${method} on the service root`);
@@ -134,6 +134,15 @@ function partNumber(raw: string | undefined): number {
     throw new S3Error('InvalidArgument', 'Part number must be an integer between 1 and 10000, inclusive');
   }
   return n;
+}
+
+const SUBRESOURCE_NAMES: ReadonlySet<string> = new Set(SUBRESOURCES);
+
+/** The sub-resources named in the query, in SUBRESOURCES order (most requests name none). */
+function subresources(query: Query): string[] {
+  const named: string[] = [];
+  for (const name of query.names()) if (SUBRESOURCE_NAMES.has(name)) named.push(name);
+  return named.length > 1 ? SUBRESOURCES.filter((name) => query.has(name)) : named;
 }
 
 function describe(method: string, target: string, sub: readonly string[]): string {

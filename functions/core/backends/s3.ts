@@ -20,16 +20,20 @@ const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b78
 
 /** An S3-compatible backend (AWS S3, Ceph RGW, MinIO, s3rver…), addressed path-style. */
 export class S3Store implements ObjectStore {
+  /** The endpoint and encoded backend bucket: every URL starts with it. */
+  private readonly base: string;
+
   constructor(
     private readonly backend: S3Backend,
     private readonly deps: StoreDeps,
-  ) {}
+  ) {
+    this.base = backend.bucketName ? `${backend.endpoint}/${encodeKey(backend.bucketName, false)}` : backend.endpoint;
+  }
 
   /** Absolute backend URL of `key` (mapped under `backend_prefix`), or of the bucket when `key` is undefined. */
   url(key?: string, query?: Readonly<Record<string, string>>): string {
-    const base = this.backend.bucketName ? `${this.backend.endpoint}/${encodeKey(this.backend.bucketName, false)}` : this.backend.endpoint;
     const path = key === undefined ? '/' : '/' + encodeKey(this.backend.backendPrefix + key);
-    return base + path + queryString(query);
+    return this.base + path + queryString(query);
   }
 
   async forwardObject(request: ObjectRequest): Promise<Forward> {

@@ -58,7 +58,7 @@ export class StsService {
       this.collect(request, (body) => {
         const params = formParams(body);
         if (params.has('Action') || match.dedicated) return this.answer(request, params, body);
-        return s3({ ...request, body: () => replay(body) });
+        return s3(replaying(request, body));
       }),
     );
   }
@@ -112,4 +112,10 @@ function replay(body: Uint8Array): ReadableStream<Uint8Array> {
       controller.close();
     },
   });
+}
+
+/** The request again with its collected body to read. Fields by name: a spread would drop an adapter's getters. */
+function replaying(request: ProxyRequest, body: Uint8Array): ProxyRequest {
+  const { requestId, method, rawPath, rawQuery, headers, signal } = request;
+  return { requestId, method, rawPath, rawQuery, headers, signal, body: () => replay(body) };
 }
