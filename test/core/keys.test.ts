@@ -48,6 +48,7 @@ describe('validateKey: every other key is accepted', () => {
   it.each([
     '*', '%', '~', '#', '?', '[', ']', '+', '=', ' ', '&', '!', "'", '(', ')', ',', ';', ':', '@', '$', '"', '<', '>', '\\', '^', '`', '{', '|', '}',
     'a b.txt', 'été/日本語/😀', '100%.txt', '100%25.txt', '...', '.hidden', 'a/.b', 'a..b/c', '..a', 'a.', 'dir/sub/file',
+    'a/.../b', 'a/..b', 'a/b../c', '.../...',
     '\u0080', '\u00a0', '\u2028', 'x'.repeat(1024),
   ])('accepts %j', (key) => {
     expect(() => validateKey(key)).not.toThrow();
@@ -71,6 +72,7 @@ describe('encodeKey: RFC 3986 percent-encoding', () => {
   it('keeps "/" by default and encodes it when asked', () => {
     expect(encodeKey('a/b c/d')).toBe('a/b%20c/d');
     expect(encodeKey('a/b c/d', false)).toBe('a%2Fb%20c%2Fd');
+    expect(encodeKey('a/b', false)).toBe('a%2Fb');
   });
 
   it('encodes non-ASCII text as its UTF-8 bytes', () => {

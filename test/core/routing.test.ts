@@ -153,6 +153,11 @@ describe('routeS3: requests the gateway does not serve are NotImplemented, never
     expect(refusal('GET', '/b?versioning').message).toBe('GET on the bucket sub-resource ?versioning is not implemented by this gateway');
     expect(refusal('POST', '/b/k').message).toBe('POST on this object path is not implemented by this gateway');
   });
+
+  it('names several sub-resources in one order, whatever order the query has', () => {
+    expect(refusal('GET', '/b?versions&acl').message).toBe('GET on the bucket sub-resource ?acl&versions is not implemented by this gateway');
+    expect(refusal('GET', '/b?acl&versions').message).toBe('GET on the bucket sub-resource ?acl&versions is not implemented by this gateway');
+  });
 });
 
 describe('routeS3: part numbers', () => {
