@@ -1,9 +1,9 @@
 import { CopyObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { AWS_CLIS, awsCli, boto3, jsClient } from '../support/clients';
-import { RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
+import { AWS_CLIS, awsCli, boto3 } from '../support/clients';
+import { RUNTIMES, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { ADMIN, gatewayEnv, putDirect, startBackends, type Backends } from './fixtures';
-import { WRITER, codeOf, exists, readText, writeConfig } from './write-fixtures';
+import { ADMIN, putDirect, startBackends, type Backends } from './fixtures';
+import { codeOf, exists, readText, startWriteGateway, type WriteGateway } from './write-fixtures';
 
 /**
  * CopyObject (spec rules 4-6): the source is read-authorized, the destination write-authorized, and the
@@ -37,17 +37,14 @@ describe.each(RUNTIMES)('CopyObject (%s runtime)', (runtime) => {
   let admin: S3Client;
   let writer: S3Client;
 
+  let fixture: WriteGateway | undefined;
+
   beforeAll(async () => {
-    gw = await startGateway(runtime, { config: writeConfig(backends), env: gatewayEnv(backends) });
-    admin = jsClient(gw.endpoint, ADMIN);
-    writer = jsClient(gw.endpoint, WRITER);
+    fixture = await startWriteGateway(runtime, backends);
+    ({ gw, admin, writer } = fixture);
   }, 60_000);
 
-  afterAll(async () => {
-    admin?.destroy();
-    writer?.destroy();
-    await gw?.stop();
-  });
+  afterAll(() => fixture?.stop());
 
   const copy = (client: S3Client, bucket: string, key: string, source: string, extra: Partial<ConstructorParameters<typeof CopyObjectCommand>[0]> = {}) =>
     client.send(new CopyObjectCommand({ Bucket: bucket, Key: key, CopySource: source, ...extra }));

@@ -1,10 +1,10 @@
 import { DeleteObjectsCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { PYTHONS, boto3, jsClient } from '../support/clients';
-import { RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
+import { RUNTIMES, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { ADMIN, SCOPED, gatewayEnv, putDirect, startBackends, type Backends } from './fixtures';
-import { WRITER, codeOf, exists, writeConfig } from './write-fixtures';
+import { ADMIN, SCOPED, putDirect, startBackends, type Backends } from './fixtures';
+import { WRITER, codeOf, exists, startWriteGateway, type WriteGateway } from './write-fixtures';
 
 /**
  * DeleteObjects (spec rule 1): a bucket-level check, then each key on its own; refused keys are per-key
@@ -29,17 +29,14 @@ describe.each(RUNTIMES)('DeleteObjects (%s runtime)', (runtime) => {
   let admin: S3Client;
   let writer: S3Client;
 
+  let fixture: WriteGateway | undefined;
+
   beforeAll(async () => {
-    gw = await startGateway(runtime, { config: writeConfig(backends), env: gatewayEnv(backends) });
-    admin = jsClient(gw.endpoint, ADMIN);
-    writer = jsClient(gw.endpoint, WRITER);
+    fixture = await startWriteGateway(runtime, backends);
+    ({ gw, admin, writer } = fixture);
   }, 60_000);
 
-  afterAll(async () => {
-    admin?.destroy();
-    writer?.destroy();
-    await gw?.stop();
-  });
+  afterAll(() => fixture?.stop());
 
   const del = (client: S3Client, bucket: string, keys: readonly string[], quiet?: boolean) =>
     client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: quiet } }));

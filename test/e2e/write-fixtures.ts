@@ -1,6 +1,7 @@
 import { GetObjectCommand, HeadObjectCommand, ListObjectVersionsCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
-import type { Keys } from '../support/clients';
-import { gatewayConfig, type Backends } from './fixtures';
+import { jsClient, type Keys } from '../support/clients';
+import { startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
+import { ADMIN, gatewayConfig, gatewayEnv, type Backends } from './fixtures';
 
 /**
  * What the write suites add to the shared fixtures: a key with narrow write grants, extra virtual buckets,
@@ -65,6 +66,30 @@ bucket = "tenant"
 prefixes = []
 actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket", ${MULTIPART}]
 `;
+}
+
+/** A gateway on one runtime with `writeConfig`, and SDK clients for ADMIN and WRITER. */
+export interface WriteGateway {
+  readonly gw: RunningGateway;
+  readonly admin: S3Client;
+  readonly writer: S3Client;
+  stop(): Promise<void>;
+}
+
+export async function startWriteGateway(runtime: RuntimeName, backends: Backends): Promise<WriteGateway> {
+  const gw = await startGateway(runtime, { config: writeConfig(backends), env: gatewayEnv(backends) });
+  const admin = jsClient(gw.endpoint, ADMIN);
+  const writer = jsClient(gw.endpoint, WRITER);
+  return {
+    gw,
+    admin,
+    writer,
+    stop: async () => {
+      admin.destroy();
+      writer.destroy();
+      await gw.stop();
+    },
+  };
 }
 
 /** The S3 error code a client call fails with, or undefined when it succeeds. */

@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildChunkedUpload, sendUpload } from '../support/aws-chunked';
-import { AWS_CLIS, PYTHONS, awsCli, boto3, jsClient } from '../support/clients';
+import { AWS_CLIS, PYTHONS, awsCli, boto3 } from '../support/clients';
 import { RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, gatewayEnv, putDirect, startBackends, type Backends } from './fixtures';
-import { WRITER, codeOf, exists, readBytes, readText, writeConfig } from './write-fixtures';
+import { WRITER, codeOf, exists, readBytes, readText, startWriteGateway, writeConfig, type WriteGateway } from './write-fixtures';
 
 /**
  * PutObject and DeleteObject through the gateway with the real clients, against Ceph RGW (strict: checks
@@ -45,17 +45,14 @@ describe.each(RUNTIMES)('writing through the gateway (%s runtime)', (runtime) =>
   let admin: S3Client;
   let writer: S3Client;
 
+  let fixture: WriteGateway | undefined;
+
   beforeAll(async () => {
-    gw = await startGateway(runtime, { config: writeConfig(backends), env: gatewayEnv(backends) });
-    admin = jsClient(gw.endpoint, ADMIN);
-    writer = jsClient(gw.endpoint, WRITER);
+    fixture = await startWriteGateway(runtime, backends);
+    ({ gw, admin, writer } = fixture);
   }, 60_000);
 
-  afterAll(async () => {
-    admin?.destroy();
-    writer?.destroy();
-    await gw?.stop();
-  });
+  afterAll(() => fixture?.stop());
 
   describe('PutObject', () => {
     it.each(Object.keys(AWS_CLIS) as Array<keyof typeof AWS_CLIS>)('aws-cli %s uploads 0 B and 1 KiB files byte for byte', async (cli) => {
