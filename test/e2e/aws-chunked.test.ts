@@ -6,8 +6,8 @@ import { buildChunkedUpload, sendUpload, type ChunkedPayload, type TrailerChecks
 import { boto3, jsClient } from '../support/clients';
 import { RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
 import { errorCode } from '../support/raw-request';
-import { ADMIN, gatewayEnv, putDirect, startBackends, type Backends } from './fixtures';
-import { exists, readBytes, readText, versionsOf, writeConfig } from './write-fixtures';
+import { ADMIN, gatewayEnv, putDirect, readText, startBackends, type Backends } from './fixtures';
+import { exists, readBytes, versionsOf, writeConfig } from './write-fixtures';
 
 /**
  * aws-chunked uploads: what current SDKs send by default, the signed forms, and every way one can be

@@ -6,7 +6,6 @@ import {
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
-  S3ServiceException,
   paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +15,7 @@ import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type Azurite } from '../sup
 import { awsCli, boto3, jsClient } from '../support/clients';
 import { RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { ADMIN } from './fixtures';
+import { ADMIN, ADMIN_CREDENTIALS, LIST_KEYS, RANGE_BODY, codeOf, readText } from './fixtures';
 
 /**
  * Virtual buckets in Azure Blob containers (Azurite), driven by aws-cli v2, boto3 and the JS SDK: S3
@@ -28,13 +27,9 @@ const SPECIAL_KEYS = [
   'special/eq=ual', 'special/sp ace', 'special/ünïcødé-日本', 'special/emoji-😀', 'special/tilde~', "special/quote'",
   'special/amp&and', 'special/[brackets]',
 ];
-const LIST_KEYS = Array.from({ length: 25 }, (_, i) => `list/a-${String(i).padStart(2, '0')}`).concat(['list/dir1/x', 'list/dir2/y']);
-const RANGE_BODY = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
 const WRONG_KEY = Buffer.from('not the account key at all, but valid base64').toString('base64');
 
 let azurite: Azurite;
-
-
 
 function config(): string {
   const bucket = (name: string, container: string, extra: string, anonymous = false): string => `
@@ -54,29 +49,7 @@ ${bucket('azure-public', 'public', '', true)}
 ${bucket('azure-wrong-key', 'data', `access_key = "${WRONG_KEY}"`)}
 ${bucket('azure-missing', 'no-such-container', 'access_key = { env = "AZURE_KEY" }')}
 
-[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-[[credentials.allowed_scopes]]
-bucket = "*"
-prefixes = []
-actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket", "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"]
-`;
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (err) {
-    if (err instanceof S3ServiceException) return err.name;
-    throw err;
-  }
-}
-
-async function text(client: S3Client, bucket: string, key: string): Promise<string> {
-  const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  return (await out.Body?.transformToString()) ?? '';
+${ADMIN_CREDENTIALS}`;
 }
 
 describe.each(RUNTIMES)('an Azure Blob backend through the gateway (%s runtime)', (runtime) => {
@@ -137,7 +110,7 @@ describe.each(RUNTIMES)('an Azure Blob backend through the gateway (%s runtime)'
       expect(head.CacheControl).toBe('max-age=60');
       expect(head.Metadata).toEqual({ 'original-name': 'Doc One', plain: 'x' });
       expect(head.LastModified).toBeInstanceOf(Date);
-      expect(await text(s3, 'azure', 'js/doc.txt')).toBe('hello from the JS SDK');
+      expect(await readText(s3, 'azure', 'js/doc.txt')).toBe('hello from the JS SDK');
       // Stored as an Azure block blob with Azure-legal metadata names.
       const direct = await azurite.request('HEAD', '/data/js/doc.txt');
       expect(direct.headers.get('x-ms-blob-type')).toBe('BlockBlob');
@@ -210,9 +183,9 @@ describe.each(RUNTIMES)('an Azure Blob backend through the gateway (%s runtime)'
       expect(raw.status).toBe(412);
       expect(errorCode(raw.body)).toBe('PreconditionFailed');
       expect(await codeOf(s3.send(new PutObjectCommand({ Bucket: 'azure', Key: 'cond/once.txt', Body: 'stale', IfMatch: '"0x0123"' })))).toBe('PreconditionFailed');
-      expect(await text(s3, 'azure', 'cond/once.txt')).toBe('first');
+      expect(await readText(s3, 'azure', 'cond/once.txt')).toBe('first');
       await s3.send(new PutObjectCommand({ Bucket: 'azure', Key: 'cond/once.txt', Body: 'fresh', IfMatch: first.ETag }));
-      expect(await text(s3, 'azure', 'cond/once.txt')).toBe('fresh');
+      expect(await readText(s3, 'azure', 'cond/once.txt')).toBe('fresh');
     });
 
     it('deletes with 204, also when the key is missing, and then reads NoSuchKey', async () => {
@@ -244,7 +217,7 @@ describe.each(RUNTIMES)('an Azure Blob backend through the gateway (%s runtime)'
 
     it('stores and reads special-character keys byte for byte', async () => {
       for (const key of SPECIAL_KEYS) await s3.send(new PutObjectCommand({ Bucket: 'azure', Key: key, Body: `body of ${key}` }));
-      for (const key of SPECIAL_KEYS) expect(await text(s3, 'azure', key)).toBe(`body of ${key}`);
+      for (const key of SPECIAL_KEYS) expect(await readText(s3, 'azure', key)).toBe(`body of ${key}`);
       const listed = await azurite.request('GET', '/data', { query: 'restype=container&comp=list&prefix=special%2F' });
       const names = [...(await listed.text()).matchAll(/<Name>([^<]*)<\/Name>/g)].map((m) => m[1].replace(/&amp;/g, '&').replace(/&apos;/g, "'"));
       expect(names.sort()).toEqual([...SPECIAL_KEYS].sort());
@@ -322,7 +295,7 @@ describe.each(RUNTIMES)('an Azure Blob backend through the gateway (%s runtime)'
       expect(out.Contents?.map((c) => c.Key)).toEqual(['doc1.txt', 'sub/doc2.txt']);
       const delimited = await s3.send(new ListObjectsV2Command({ Bucket: 'azure-tenant', Delimiter: '/' }));
       expect(delimited.CommonPrefixes?.map((p) => p.Prefix)).toEqual(['sub/']);
-      expect(await text(s3, 'azure-tenant', 'sub/doc2.txt')).toBe('doc2');
+      expect(await readText(s3, 'azure-tenant', 'sub/doc2.txt')).toBe('doc2');
       await s3.send(new PutObjectCommand({ Bucket: 'azure-tenant', Key: 'new.txt', Body: 'n' }));
       expect((await azurite.request('HEAD', '/data/tenant-a/new.txt')).status).toBe(200);
     });
@@ -370,7 +343,7 @@ describe.each(RUNTIMES)('an Azure Blob backend through the gateway (%s runtime)'
 
   describe('anonymous backend access', () => {
     it('reads and lists a public container without an account key', async () => {
-      expect(await text(anonymous, 'azure-public', 'hello.txt')).toBe('hello, world\n');
+      expect(await readText(anonymous, 'azure-public', 'hello.txt')).toBe('hello, world\n');
       const listed = await anonymous.send(new ListObjectsV2Command({ Bucket: 'azure-public' }));
       expect(listed.Contents?.map((c) => c.Key)).toEqual(['hello.txt']);
       const cli = await awsCli('v2', gw.endpoint, undefined, ['s3', 'cp', 's3://azure-public/hello.txt', '-']);

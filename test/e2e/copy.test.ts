@@ -2,8 +2,8 @@ import { CopyObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/cl
 import { AWS_CLIS, awsCli, boto3 } from '../support/clients';
 import { RUNTIMES, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { ADMIN, putDirect, startBackends, type Backends } from './fixtures';
-import { codeOf, exists, readText, startWriteGateway, type WriteGateway } from './write-fixtures';
+import { ADMIN, codeOf, putDirect, readText, startBackends, type Backends } from './fixtures';
+import { exists, startWriteGateway, type WriteGateway } from './write-fixtures';
 
 /**
  * CopyObject (spec rules 4-6): the source is read-authorized, the destination write-authorized, and the

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { PYTHONS, boto3, jsClient } from '../support/clients';
 import { RUNTIMES, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { ADMIN, SCOPED, putDirect, startBackends, type Backends } from './fixtures';
-import { WRITER, codeOf, exists, startWriteGateway, type WriteGateway } from './write-fixtures';
+import { ADMIN, SCOPED, codeOf, putDirect, startBackends, type Backends } from './fixtures';
+import { WRITER, exists, startWriteGateway, type WriteGateway } from './write-fixtures';
 
 /**
  * DeleteObjects (spec rule 1): a bucket-level check, then each key on its own; refused keys are per-key

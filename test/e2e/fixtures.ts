@@ -1,4 +1,4 @@
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import type { Keys } from '../support/clients';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
@@ -49,6 +49,38 @@ export async function putDirect(client: S3Client, bucket: string, key: string, b
 const ALL_ACTIONS = `["get_object", "get_object_version", "head_object", "put_object", "delete_object", "list_bucket",
   "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"]`;
 
+/** ADMIN's `[[credentials]]` entry, for any gateway configuration. */
+export const ADMIN_CREDENTIALS = `[[credentials]]
+access_key_id = "${ADMIN.accessKeyId}"
+secret_access_key = "${ADMIN.secretAccessKey}"
+principal_name = "admin"
+[[credentials.allowed_scopes]]
+bucket = "*"
+prefixes = []
+actions = ${ALL_ACTIONS}
+`;
+
+/** Listing fixtures: a page's worth of keys and two sub-directories. */
+export const LIST_KEYS = Array.from({ length: 25 }, (_, i) => `list/a-${String(i).padStart(2, '0')}`).concat(['list/dir1/x', 'list/dir2/y']);
+/** A body whose every byte tells its offset (mod 256), for range reads. */
+export const RANGE_BODY = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
+
+/** The S3 error code a client call failed with, or undefined when it succeeded. */
+export async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (err) {
+    if (err instanceof S3ServiceException) return err.name;
+    throw err;
+  }
+}
+
+export async function readText(client: S3Client, bucket: string, key: string, versionId?: string): Promise<string> {
+  const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, VersionId: versionId }));
+  return (await out.Body?.transformToString()) ?? '';
+}
+
 /**
  * Virtual buckets: `strict` (RGW `data`), `versioned` (RGW `versioned`), `tenant` (RGW `data` under
  * `tenant-a/`), `public` (s3rver, anonymous reads) and `private` (s3rver).
@@ -83,15 +115,7 @@ ${rgw('tenant', 'data', 'backend_prefix = "tenant-a/"')}
 ${s3rver('public', true)}
 ${s3rver('private', false)}
 
-[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-principal_name = "admin"
-[[credentials.allowed_scopes]]
-bucket = "*"
-prefixes = []
-actions = ${ALL_ACTIONS}
-
+${ADMIN_CREDENTIALS}
 [[credentials]]
 access_key_id = "${SCOPED.accessKeyId}"
 secret_access_key = { env = "SCOPED_SECRET" }

@@ -6,7 +6,6 @@ import {
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
-  S3ServiceException,
   paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +15,7 @@ import { awsCli, boto3, jsClient } from '../support/clients';
 import { RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { ADMIN } from './fixtures';
+import { ADMIN, ADMIN_CREDENTIALS, LIST_KEYS, RANGE_BODY, codeOf, readText } from './fixtures';
 
 /**
  * Virtual buckets in Cloud Storage, through the firebase-tools storage emulator (JSON API, `api = "json"`),
@@ -27,12 +26,8 @@ const SPECIAL_KEYS = [
   'special/star*', 'special/100%.txt', 'special/100%25.txt', 'special/hash#', 'special/question?', 'special/plus+sign',
   'special/eq=ual', 'special/sp ace', 'special/ünïcødé-日本', 'special/emoji-😀', 'special/tilde~', 'special/amp&and',
 ];
-const LIST_KEYS = Array.from({ length: 25 }, (_, i) => `list/a-${String(i).padStart(2, '0')}`).concat(['list/dir1/x', 'list/dir2/y']);
-const RANGE_BODY = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
 
 let emulator: GcsEmulator;
-
-
 
 function config(): string {
   const bucket = (name: string, extra = ''): string => `
@@ -48,29 +43,7 @@ ${extra}`;
 ${bucket('gcs')}
 ${bucket('gcs-tenant', 'backend_prefix = "tenant-a/"')}
 
-[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-[[credentials.allowed_scopes]]
-bucket = "*"
-prefixes = []
-actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket", "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"]
-`;
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (err) {
-    if (err instanceof S3ServiceException) return err.name;
-    throw err;
-  }
-}
-
-async function text(client: S3Client, bucket: string, key: string): Promise<string> {
-  const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  return (await out.Body?.transformToString()) ?? '';
+${ADMIN_CREDENTIALS}`;
 }
 
 describe.each(RUNTIMES)('a GCS backend (storage emulator, JSON API) through the gateway (%s runtime)', (runtime) => {
@@ -119,7 +92,7 @@ describe.each(RUNTIMES)('a GCS backend (storage emulator, JSON API) through the 
       expect(head.CacheControl).toBe('max-age=60');
       expect(head.Metadata).toEqual({ 'original-name': 'Doc One' });
       expect(head.LastModified).toBeInstanceOf(Date);
-      expect(await text(s3, 'gcs', 'js/doc.txt')).toBe('hello from the JS SDK');
+      expect(await readText(s3, 'gcs', 'js/doc.txt')).toBe('hello from the JS SDK');
     });
 
     it('uploads and downloads with aws-cli v2, and boto3 reads what boto3 wrote', async () => {
@@ -162,10 +135,10 @@ describe.each(RUNTIMES)('a GCS backend (storage emulator, JSON API) through the 
       await s3.send(new PutObjectCommand({ Bucket: 'gcs', Key: 'cond/once.txt', Body: 'first', IfNoneMatch: '*' }));
       expect(await codeOf(s3.send(new PutObjectCommand({ Bucket: 'gcs', Key: 'cond/once.txt', Body: 'second', IfNoneMatch: '*' })))).toBe('PreconditionFailed');
       expect(await codeOf(s3.send(new PutObjectCommand({ Bucket: 'gcs', Key: 'cond/once.txt', Body: 'stale', IfMatch: '"0123"' })))).toBe('PreconditionFailed');
-      expect(await text(s3, 'gcs', 'cond/once.txt')).toBe('first');
+      expect(await readText(s3, 'gcs', 'cond/once.txt')).toBe('first');
       const head = await s3.send(new HeadObjectCommand({ Bucket: 'gcs', Key: 'cond/once.txt' }));
       await s3.send(new PutObjectCommand({ Bucket: 'gcs', Key: 'cond/once.txt', Body: 'fresh', IfMatch: head.ETag }));
-      expect(await text(s3, 'gcs', 'cond/once.txt')).toBe('fresh');
+      expect(await readText(s3, 'gcs', 'cond/once.txt')).toBe('fresh');
     });
 
     it('deletes with 204, also when the key is missing; a missing key reads NoSuchKey', async () => {
@@ -181,7 +154,7 @@ describe.each(RUNTIMES)('a GCS backend (storage emulator, JSON API) through the 
 
     it('stores and reads special-character keys byte for byte', async () => {
       for (const key of SPECIAL_KEYS) await s3.send(new PutObjectCommand({ Bucket: 'gcs', Key: key, Body: `body of ${key}` }));
-      for (const key of SPECIAL_KEYS) expect(await text(s3, 'gcs', key)).toBe(`body of ${key}`);
+      for (const key of SPECIAL_KEYS) expect(await readText(s3, 'gcs', key)).toBe(`body of ${key}`);
       const direct = (await (await fetch(`${emulator.endpoint}/storage/v1/b/data/o?prefix=special%2F`)).json()) as { items: { name: string }[] };
       expect(direct.items.map((i) => i.name).sort()).toEqual([...SPECIAL_KEYS].sort());
       const viaCli = await awsCli('v2', gw.endpoint, ADMIN, ['s3', 'cp', 's3://gcs/special/100%25.txt', '-']);
@@ -233,7 +206,7 @@ describe.each(RUNTIMES)('a GCS backend (storage emulator, JSON API) through the 
       const tenant = await s3.send(new ListObjectsV2Command({ Bucket: 'gcs-tenant', Delimiter: '/' }));
       expect(tenant.Contents?.map((c) => c.Key)).toEqual(['doc1.txt']);
       expect(tenant.CommonPrefixes?.map((p) => p.Prefix)).toEqual(['sub/']);
-      expect(await text(s3, 'gcs-tenant', 'sub/doc2.txt')).toBe('doc2');
+      expect(await readText(s3, 'gcs-tenant', 'sub/doc2.txt')).toBe('doc2');
     });
   });
 

@@ -19,8 +19,8 @@ import { AWS_CLIS, PYTHONS, awsCli, boto3, jsClient } from '../support/clients';
 import { RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
 import { startRecordingHop, type RecordingHop } from '../support/recording-hop';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { ADMIN, gatewayEnv, startBackends, type Backends } from './fixtures';
-import { WRITER, codeOf, exists, readBytes, writeConfig } from './write-fixtures';
+import { ADMIN, codeOf, gatewayEnv, startBackends, type Backends } from './fixtures';
+import { WRITER, exists, readBytes, writeConfig } from './write-fixtures';
 
 /**
  * Multipart uploads with the tools that use them (aws-cli, boto3's transfer manager, lib-storage), the

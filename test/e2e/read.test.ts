@@ -11,7 +11,7 @@ import {
 import { awsCli, boto3, jsClient, type Keys } from '../support/clients';
 import { RUNTIME_LIMITS, RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { ADMIN, DISABLED, SCOPED, gatewayConfig, gatewayEnv, putDirect, startBackends, type Backends } from './fixtures';
+import { ADMIN, DISABLED, LIST_KEYS, RANGE_BODY, SCOPED, gatewayConfig, gatewayEnv, putDirect, startBackends, type Backends } from './fixtures';
 
 /** Keys S3 allows that URL parsers, shells and naive encoders get wrong; stored byte for byte. */
 const SPECIAL_KEYS = [
@@ -19,8 +19,6 @@ const SPECIAL_KEYS = [
   'special/[brackets]', 'special/plus+sign', 'special/eq=ual', 'special/sp ace', 'special/ünïcødé-日本', 'special/emoji-😀',
   "special/quote'", 'special/amp&and', 'special/semi;colon', 'special/at@dollar$', 'special/comma,colon:',
 ];
-const LIST_KEYS = Array.from({ length: 25 }, (_, i) => `list/a-${String(i).padStart(2, '0')}`).concat(['list/dir1/x', 'list/dir2/y']);
-const RANGE_BODY = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
 
 let backends: Backends;
 let versions: { v1?: string; v2?: string } = {};

@@ -1,7 +1,7 @@
-import { GetObjectCommand, HeadObjectCommand, ListObjectVersionsCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, ListObjectVersionsCommand, type S3Client } from '@aws-sdk/client-s3';
 import { jsClient, type Keys } from '../support/clients';
 import { startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
-import { ADMIN, gatewayConfig, gatewayEnv, type Backends } from './fixtures';
+import { ADMIN, codeOf, gatewayConfig, gatewayEnv, type Backends } from './fixtures';
 
 /**
  * What the write suites add to the shared fixtures: a key with narrow write grants, extra virtual buckets,
@@ -92,25 +92,9 @@ export async function startWriteGateway(runtime: RuntimeName, backends: Backends
   };
 }
 
-/** The S3 error code a client call fails with, or undefined when it succeeds. */
-export async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (err) {
-    if (err instanceof S3ServiceException) return err.name;
-    throw err;
-  }
-}
-
 /** Whether `key` exists (HEAD 200), read directly from the backend. */
 export async function exists(client: S3Client, bucket: string, key: string): Promise<boolean> {
   return (await codeOf(client.send(new HeadObjectCommand({ Bucket: bucket, Key: key })))) === undefined;
-}
-
-export async function readText(client: S3Client, bucket: string, key: string, versionId?: string): Promise<string> {
-  const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, VersionId: versionId }));
-  return (await out.Body?.transformToString()) ?? '';
 }
 
 export async function readBytes(client: S3Client, bucket: string, key: string): Promise<Buffer> {

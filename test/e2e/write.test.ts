@@ -7,8 +7,8 @@ import { buildChunkedUpload, sendUpload } from '../support/aws-chunked';
 import { AWS_CLIS, PYTHONS, awsCli, boto3 } from '../support/clients';
 import { RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { ADMIN, gatewayEnv, putDirect, startBackends, type Backends } from './fixtures';
-import { WRITER, codeOf, exists, readBytes, readText, startWriteGateway, writeConfig, type WriteGateway } from './write-fixtures';
+import { ADMIN, codeOf, gatewayEnv, putDirect, readText, startBackends, type Backends } from './fixtures';
+import { WRITER, exists, readBytes, startWriteGateway, writeConfig, type WriteGateway } from './write-fixtures';
 
 /**
  * PutObject and DeleteObject through the gateway with the real clients, against Ceph RGW (strict: checks
