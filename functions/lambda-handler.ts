@@ -9,6 +9,7 @@ import { loadConfig } from './runtime/load-config';
 import { resolveEnvironment, ssmParameterReader } from './runtime/lambda-environment';
 import { streamingHandler } from './runtime/lambda-streaming';
 import { describeError, logEvent } from './runtime/access-log';
+import { useNodeChecksums } from './runtime/node-checksums';
 import { nodeBackendClient } from './runtime/node-http';
 import { withSessionKey } from './runtime/session-key';
 
@@ -33,6 +34,7 @@ async function build(): Promise<Gateway> {
   // The stack always provisions SESSION_TOKEN_KEY; without it (a hand-made deployment, the local front) each
   // execution environment seals with its own key and says so, exactly as the Node server does per process.
   const { config } = withSessionKey(loadConfig(env), (line) => console.error(line));
+  useNodeChecksums();
   return new Gateway(config, { client: nodeBackendClient, log: logEvent });
 }
 

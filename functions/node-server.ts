@@ -10,12 +10,14 @@ import { ConfigError } from './core/config/parse';
 import { loadConfig } from './runtime/load-config';
 import { sessionUnsealer } from './core/sts';
 import { logEvent } from './runtime/access-log';
+import { useNodeChecksums } from './runtime/node-checksums';
 import { nodeBackendClient } from './runtime/node-http';
 import { createServer } from './runtime/node-server';
 import { withSessionKey } from './runtime/session-key';
 
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; close: () => Promise<void> }> {
   const { config, key } = withSessionKey(loadConfig(env), (line) => console.error(line));
+  useNodeChecksums();
   const gateway = new Gateway(config, { client: nodeBackendClient, unseal: sessionUnsealer(key), log: logEvent });
   const server = createServer(gateway);
   server.keepAliveTimeout = 65_000;

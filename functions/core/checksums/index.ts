@@ -8,7 +8,7 @@ import { Md5 } from './md5';
 import { Sha1 } from './sha1';
 import { Sha256 } from './sha256';
 
-export { Crc32, Crc32c } from './crc32';
+export { Crc32, Crc32c, useNativeCrc32, type NativeCrc32 } from './crc32';
 export { Crc64Nvme } from './crc64nvme';
 export { Md5 } from './md5';
 export { Sha1 } from './sha1';

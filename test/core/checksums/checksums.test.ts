@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import {
   Crc32,
   Crc32c,
@@ -10,6 +11,7 @@ import {
   checksumAlgorithmOf,
   createDigest,
   toBase64,
+  useNativeCrc32,
   type Digest,
 } from '../../../functions/core/checksums';
 
@@ -76,6 +78,32 @@ describe('CRCs as S3 writes them in x-amz-checksum-*', () => {
       whole.update(data);
       expect(hex(digestInPieces(createDigest(alg), data, [3, 8, 1000, 1]))).toBe(hex(whole.digest()));
     }
+  });
+});
+
+describe('CRC32 from a native implementation (what the Node runtimes plug in)', () => {
+  afterEach(() => useNativeCrc32(undefined));
+
+  it('GIVEN zlib.crc32 THEN a digest fed in pieces goes through it and matches the tables', () => {
+    const data = randomBytes(100_003);
+    const tables = new Crc32();
+    tables.update(data);
+    const seen: number[] = [];
+    useNativeCrc32((piece, value) => {
+      seen.push(piece.length);
+      return crc32(piece, value);
+    });
+    expect(hex(digestInPieces(new Crc32(), data, [1, 7, 4096, 13]))).toBe(hex(tables.digest()));
+    expect(seen.slice(0, 4)).toEqual([1, 7, 4096, 13]);
+    expect(base64Digest('crc32', new TextEncoder().encode('hello world'))).toBe('DUoRhQ==');
+  });
+
+  it('GIVEN the implementation changes mid-digest THEN the digest finishes with the one it began with', () => {
+    const begun = new Crc32();
+    begun.update(CHECK.subarray(0, 4));
+    useNativeCrc32(() => 0);
+    begun.update(CHECK.subarray(4));
+    expect(begun.value()).toBe(0xcbf43926);
   });
 });
 
