@@ -28,6 +28,7 @@ import { startHttpsFront, type HttpsFront } from '../support/https-front';
 import { generateProviderKey, type ProviderKeyPem } from '../support/provider-key';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { startRecordingHop, type RecordingHop } from '../support/recording-hop';
+import { ADMIN, ADMIN_CREDENTIALS } from './fixtures';
 
 const ROLE = 'arn:aws:iam::000000000000:role/gateway-a';
 /** A's default `oidc_subject`. */
@@ -35,7 +36,6 @@ const SUBJECT = 's3-proxy';
 /** How B names a session of the role: `<role id>/<sub>`. */
 const SESSION_PRINCIPAL = `${ROLE}/${SUBJECT}`;
 const SESSION_TOKEN_KEY = randomBytes(32).toString('base64');
-const ADMIN: Keys = { accessKeyId: 'ADMINKEY000000000000', secretAccessKey: 'admin/secret/key/0000000000000000000000' };
 const S3RVER: Keys = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const MiB = 1024 * 1024;
 const sha = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
@@ -104,16 +104,7 @@ oidc_role_arn = "${ROLE}"
 oidc_sts_endpoint = "${sts}"
 `;
   return `${bucket('relayed', 'from-a/')}${bucket('outside', '')}
-[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-principal_name = "admin"
-[[credentials.allowed_scopes]]
-bucket = "*"
-prefixes = []
-actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket",
-  "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"]
-`;
+${ADMIN_CREDENTIALS}`;
 }
 
 /** Parsed JSON log lines of a gateway. */

@@ -37,7 +37,7 @@ import { errorCode, rawRequest } from '../support/raw-request';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
 import { createOpenIdConnectProvider, createRole, putRolePolicy, updateAssumeRolePolicy, webIdentityTrustPolicy } from '../support/rgw-iam';
 import { startStsRelay, type StsRelay } from '../support/sts-relay';
-import { ADMIN } from './fixtures';
+import { ADMIN, ADMIN_CREDENTIALS } from './fixtures';
 
 const AUDIENCE = 'sts.amazonaws.com';
 /** Subjects the main role trusts; each bucket below exchanges as one, so each has its own cache entry. */
@@ -133,16 +133,7 @@ describe.each(RUNTIMES)('the gateway as OIDC identity provider, federated with C
       oidcBucket('outage', role, 'outage'),
       oidcBucket('flaky', flakyRole, 'flaky'),
       `
-[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-principal_name = "admin"
-[[credentials.allowed_scopes]]
-bucket = "*"
-prefixes = []
-actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket",
-  "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"]
-
+${ADMIN_CREDENTIALS}
 [[credentials]]
 access_key_id = "${LIMITED.accessKeyId}"
 secret_access_key = "${LIMITED.secretAccessKey}"

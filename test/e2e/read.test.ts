@@ -5,13 +5,12 @@ import {
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
-  S3ServiceException,
   paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
 import { awsCli, boto3, jsClient, type Keys } from '../support/clients';
 import { RUNTIME_LIMITS, RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { ADMIN, DISABLED, LIST_KEYS, RANGE_BODY, SCOPED, gatewayConfig, gatewayEnv, putDirect, startBackends, type Backends } from './fixtures';
+import { ADMIN, DISABLED, LIST_KEYS, RANGE_BODY, SCOPED, codeOf, gatewayConfig, gatewayEnv, putDirect, startBackends, type Backends } from './fixtures';
 
 /** Keys S3 allows that URL parsers, shells and naive encoders get wrong; stored byte for byte. */
 const SPECIAL_KEYS = [
@@ -44,16 +43,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => backends?.stop());
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (err) {
-    if (err instanceof S3ServiceException) return err.name;
-    throw err;
-  }
-}
 
 async function text(client: S3Client, bucket: string, key: string, extra: Partial<ConstructorParameters<typeof GetObjectCommand>[0]> = {}): Promise<string> {
   const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ...extra }));
