@@ -23,7 +23,7 @@ import {
 import { createHash, randomBytes } from 'node:crypto';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { jsClient, type Keys } from '../support/clients';
-import { RUNTIMES, freePort, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
+import { RUNTIMES, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { startHttpsFront, type HttpsFront } from '../support/https-front';
 import { generateProviderKey, type ProviderKeyPem } from '../support/provider-key';
 import { errorCode, rawRequest } from '../support/raw-request';
@@ -140,12 +140,13 @@ describe.each(PAIRS)('gateway A (%s runtime) federated with gateway B\'s STS (%s
   const prefix = `${runtimeA}-${runtimeB}`;
 
   beforeAll(async () => {
-    const portA = await freePort();
-    front = await startHttpsFront(`http://127.0.0.1:${portA}`);
+    // The front (A's issuer URL) starts first and learns A's address once A listens.
+    front = await startHttpsFront();
     b = await startGateway(runtimeB, { config: configB(front.url), env: { SESSION_TOKEN_KEY, NODE_EXTRA_CA_CERTS: front.caPath } });
     hop = await startRecordingHop(b.endpoint);
     config = configA(hop.endpoint, `${b.endpoint}/.sts`);
-    a = await startGateway(runtimeA, { config, port: portA, env: { OIDC_PROVIDER_KEY: key.pkcs8, OIDC_PROVIDER_ISSUER: front.url } });
+    a = await startGateway(runtimeA, { config, env: { OIDC_PROVIDER_KEY: key.pkcs8, OIDC_PROVIDER_ISSUER: front.url } });
+    front.relayTo(a.endpoint);
     admin = jsClient(a.endpoint, ADMIN);
   }, 60_000);
 

@@ -8,7 +8,7 @@ import { makeCertificates } from './oidc-issuer';
 
 /**
  * A TLS front for a plain-HTTP server on loopback, as a load balancer terminating HTTPS would be: it relays
- * every request unchanged to `target` and records what passed. Its certificate comes from a throwaway CA
+ * every request unchanged to its target (`relayTo`) and records what passed. Its certificate comes from a throwaway CA
  * (made like the test OIDC issuer's), so a process trusting `caPath` through NODE_EXTRA_CA_CERTS reaches it
  * over real TLS. Used to give a gateway an `https://` issuer URL: the gateway's own STS fetches an issuer's
  * discovery document and JWKS over https only.
@@ -20,16 +20,25 @@ export interface HttpsFront {
   readonly caPath: string;
   /** Method and path of every request relayed so far. */
   readonly requests: Array<{ readonly method: string; readonly path: string }>;
+  /**
+   * Where requests go from now on. A front can start before its target, so the target needs no port chosen
+   * in advance (a port picked free and bound later may be taken by then); until set, requests get 502.
+   */
+  relayTo(target: string): void;
   stop(): Promise<void>;
 }
 
-export async function startHttpsFront(target: string): Promise<HttpsFront> {
-  const upstream = new URL(target);
+export async function startHttpsFront(): Promise<HttpsFront> {
+  let upstream: URL | undefined;
   const dir = mkdtempSync(join(tmpdir(), 'https-front-'));
   const certs = makeCertificates(dir);
   const requests: Array<{ method: string; path: string }> = [];
   const server = https.createServer({ key: certs.key, cert: certs.cert }, (req, res) => {
     requests.push({ method: req.method ?? '', path: req.url ?? '' });
+    if (upstream === undefined) {
+      res.writeHead(502).end();
+      return;
+    }
     const forward = http.request(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
@@ -48,6 +57,9 @@ export async function startHttpsFront(target: string): Promise<HttpsFront> {
     url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
     caPath: certs.ca,
     requests,
+    relayTo: (next) => {
+      upstream = new URL(next);
+    },
     stop: async () => {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
