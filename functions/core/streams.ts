@@ -32,9 +32,14 @@ export async function readBounded(body: ReadableStream<Uint8Array> | null, maxBy
 /** Far above any listing page or error document a store sends (1,000 keys of 1 KiB each is ~1.5 MB). */
 const MAX_BACKEND_DOCUMENT_BYTES = 32 * 1024 * 1024;
 
-/** A backend's small response document (listing, error) as text; a larger one is a 502, never buffered. */
-export async function backendDocument(body: ReadableStream<Uint8Array> | null): Promise<string> {
+/** A backend's small response document (listing, error, control answer); a larger one is a 502, never buffered. */
+export async function backendBytes(body: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {
   const bytes = await readBounded(body, MAX_BACKEND_DOCUMENT_BYTES);
   if (bytes === undefined) throw new S3Error('BadGateway', 'The backend answered with a document larger than 32 MiB');
-  return new TextDecoder().decode(bytes);
+  return bytes;
+}
+
+/** `backendBytes` as text. */
+export async function backendDocument(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  return new TextDecoder().decode(await backendBytes(body));
 }

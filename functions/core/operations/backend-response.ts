@@ -4,6 +4,7 @@
  * bucket's name and key space.
  */
 import { S3Error, notImplemented } from '../errors';
+import { backendBytes } from '../streams';
 import { S3Store } from '../backends/s3';
 import { passThroughHeaders } from '../backends/store';
 import type { BackendResponse, ProxyResponse } from '../http';
@@ -11,38 +12,10 @@ import { S3_XMLNS, xmlResponse } from '../responses';
 import { buildXml, childOf, parseXml, type ParsedXml, type XmlNode, type XmlValue } from '../xml';
 import type { BucketContext } from './context';
 
-/** Control responses are small XML documents; a larger one is not what the gateway asked for. */
-const MAX_BACKEND_DOCUMENT_BYTES = 16 * 1024 * 1024;
-
 /** The bucket's store when it is an S3 backend; multipart and batch delete exist only there (spec rule 8). */
 export function s3StoreOf(ctx: BucketContext, operation: string): S3Store {
   if (ctx.store instanceof S3Store) return ctx.store;
   throw notImplemented(`${operation} on a ${ctx.bucket.backend.type} backend`);
-}
-
-/** The whole body of a backend response, bounded. */
-export async function readBackendBody(response: BackendResponse): Promise<Uint8Array> {
-  if (response.body === null) return new Uint8Array();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > MAX_BACKEND_DOCUMENT_BYTES) {
-      await reader.cancel();
-      throw new S3Error('BadGateway', 'The backend answered with an unexpectedly large document');
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.length;
-  }
-  return out;
 }
 
 /** The backend's answer as it is: status, headers (with the gateway's request id) and body. */
@@ -75,7 +48,7 @@ export async function readDocument(
   root: string,
   requestId: string,
 ): Promise<{ readonly document: XmlElement; readonly response?: undefined } | { readonly response: ProxyResponse }> {
-  const body = await readBackendBody(response);
+  const body = await backendBytes(response.body);
   if (response.status !== 200) return { response: passThrough(response, body, requestId) };
   const doc = parseXml(utf8(body));
   const element = childOf(doc, root);

@@ -7,7 +7,8 @@ import type { Bucket, S3Backend } from '../config/types';
 import { S3Error, notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
 import { decodePathComponent, encodeKey, validateKey } from '../keys';
-import { passThrough, readBackendBody, s3StoreOf } from './backend-response';
+import { backendBytes } from '../streams';
+import { passThrough, s3StoreOf } from './backend-response';
 import type { BucketContext } from './context';
 import { copyHeaders } from './write-headers';
 
@@ -88,5 +89,5 @@ export async function copyObject(ctx: BucketContext, key: string, source: CopySo
   const store = s3StoreOf(ctx, 'CopyObject');
   const headers = { ...copyHeaders(ctx.request.headers), 'x-amz-copy-source': backendCopySource(source, backends.source) };
   const response = await store.send({ method: 'PUT', key, headers }, ctx.request.signal);
-  return passThrough(response, await readBackendBody(response), ctx.requestId);
+  return passThrough(response, await backendBytes(response.body), ctx.requestId);
 }
