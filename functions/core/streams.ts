@@ -1,4 +1,4 @@
-/** Web-stream helpers shared by the core and the runtimes. */
+/** Web-stream and byte helpers shared by the core and the runtimes. */
 import { S3Error } from './errors';
 
 /**
@@ -20,11 +20,19 @@ export async function readBounded(body: ReadableStream<Uint8Array> | null, maxBy
     }
     chunks.push(value);
   }
+  return concat(chunks);
+}
+
+/** The pieces as one array (the piece itself when there is one). */
+export function concat(pieces: readonly Uint8Array[]): Uint8Array {
+  if (pieces.length === 1) return pieces[0];
+  let size = 0;
+  for (const p of pieces) size += p.length;
   const out = new Uint8Array(size);
   let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
+  for (const p of pieces) {
+    out.set(p, offset);
+    offset += p.length;
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import { S3Error } from '../../functions/core/errors';
-import { backendDocument, readBounded } from '../../functions/core/streams';
+import { backendDocument, concat, readBounded } from '../../functions/core/streams';
 
 const streamOf = (...chunks: string[]): ReadableStream<Uint8Array> =>
   new ReadableStream({
@@ -34,5 +34,14 @@ describe('backendDocument', () => {
     const error = await backendDocument(endless).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(S3Error);
     expect((error as S3Error).code).toBe('BadGateway');
+  });
+});
+
+describe('concat', () => {
+  it('joins pieces in order, hands back a single piece as it is, and makes nothing of none', () => {
+    const one = new Uint8Array([1, 2]);
+    expect([...concat([one, new Uint8Array(0), new Uint8Array([3])])]).toEqual([1, 2, 3]);
+    expect(concat([one])).toBe(one);
+    expect(concat([]).length).toBe(0);
   });
 });

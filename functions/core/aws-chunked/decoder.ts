@@ -12,7 +12,8 @@
 import { createDigest, toBase64, checksumAlgorithmOf, type ChecksumAlgorithm, type Digest } from '../checksums';
 import { S3Error } from '../errors';
 import { timingSafeEqual } from '../sigv4';
-import { HoldBack, concat, type BodyChecker, type Emit } from '../payload/checked-stream';
+import { HoldBack, type BodyChecker, type Emit } from '../payload/checked-stream';
+import { concat } from '../streams';
 import { chunkSignature, trailerSignature, type ChunkSigningSeed } from './signatures';
 
 /** The three aws-chunked payload forms, by their `x-amz-content-sha256` value. */

@@ -1,8 +1,9 @@
 /**
  * Just enough DER (X.690) to read RSA keys and certificates and to wrap a PKCS#1 key in PKCS#8: Web Crypto
  * imports only PKCS#8, SPKI and JWK, while `openssl genrsa` and many key stores still write PKCS#1.
- * Synchronous and dependency-free, so a bad key is reported while the configuration is read.
+ * Synchronous and free of outside dependencies, so a bad key is reported while the configuration is read.
  */
+import { concat } from '../streams';
 
 /** One DER element: its tag byte and where its contents lie in the buffer. */
 export interface DerElement {
@@ -110,17 +111,7 @@ export function encodeElement(tag: number, body: Uint8Array): Uint8Array {
   return out;
 }
 
-export function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
 /** The AlgorithmIdentifier `SEQUENCE { rsaEncryption, NULL }` used by PKCS#8 and SPKI. */
 export function rsaAlgorithmIdentifier(): Uint8Array {
-  return encodeElement(TAG.SEQUENCE, concat(encodeElement(TAG.OID, RSA_ENCRYPTION_OID), encodeElement(TAG.NULL, new Uint8Array(0))));
+  return encodeElement(TAG.SEQUENCE, concat([encodeElement(TAG.OID, RSA_ENCRYPTION_OID), encodeElement(TAG.NULL, new Uint8Array(0))]));
 }

@@ -11,7 +11,6 @@ import {
   RSA_ENCRYPTION_OID,
   TAG,
   children,
-  concat,
   contents,
   encodeElement,
   equalBytes,
@@ -21,6 +20,7 @@ import {
   unsignedInteger,
   type DerElement,
 } from './der';
+import { concat } from '../streams';
 
 /** RS256 with a modulus below this is refused: AWS and most verifiers want at least 2048 bits. */
 export const MIN_MODULUS_BITS = 2048;
@@ -188,7 +188,7 @@ function publicKeyOf(n: Uint8Array, e: Uint8Array): RsaPublicKey {
 /** PKCS#1 → PKCS#8: `SEQUENCE { INTEGER 0, SEQUENCE { rsaEncryption, NULL }, OCTET STRING pkcs1 }`. */
 export function wrapPkcs1(pkcs1: Uint8Array): Uint8Array {
   const version = encodeElement(TAG.INTEGER, Uint8Array.of(0));
-  return encodeElement(TAG.SEQUENCE, concat(version, rsaAlgorithmIdentifier(), encodeElement(TAG.OCTET_STRING, pkcs1)));
+  return encodeElement(TAG.SEQUENCE, concat([version, rsaAlgorithmIdentifier(), encodeElement(TAG.OCTET_STRING, pkcs1)]));
 }
 
 /**

@@ -5,6 +5,7 @@
  * length, commits nothing.
  */
 import { S3Error } from '../errors';
+import { concat } from '../streams';
 
 /** Passes bytes on to the backend. */
 export type Emit = (bytes: Uint8Array) => void;
@@ -114,17 +115,4 @@ export async function checkBytes(body: Uint8Array, checker: BodyChecker): Promis
   if (body.length > 0) await checker.write(body, emit);
   await checker.end(emit);
   return concat(out);
-}
-
-export function concat(pieces: readonly Uint8Array[]): Uint8Array {
-  if (pieces.length === 1) return pieces[0];
-  let size = 0;
-  for (const p of pieces) size += p.length;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const p of pieces) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
 }
