@@ -21,5 +21,8 @@ describe('Node header view', () => {
   it('GIVEN a header named like an object property THEN it is not found unless sent', () => {
     expect(NodeHeaders.fromRaw([]).get('constructor')).toBeNull();
     expect(NodeHeaders.fromRaw(['__proto__', 'x']).get('__proto__')).toBe('x');
+    const incoming = NodeHeaders.fromIncoming({ etag: '"x"' });
+    expect(incoming.get('constructor')).toBeNull();
+    expect(incoming.has('toString')).toBe(false);
   });
 });
