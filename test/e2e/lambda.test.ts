@@ -249,15 +249,9 @@ describe('Lambda runtime through the local Function URL', () => {
     }
     const head = await direct.send(new HeadObjectCommand({ Bucket: 'private', Key: 'fits-cli.bin' }));
     expect(head.ContentLength).toBe(size);
-    await expect(logged(/"lambdaRequestId":"[0-9a-f-]{36}","method":"PUT","path":"\/private\/fits.bin","status":200/)).resolves.toBe(true);
+    await expect(gateway.logged(/"lambdaRequestId":"[0-9a-f-]{36}","method":"PUT","path":"\/private\/fits.bin","status":200/)).resolves.toBe(true);
   });
 });
-
-/** The access-log line is written once the response stream has finished, so it may trail the response. */
-async function logged(pattern: RegExp): Promise<boolean> {
-  for (let i = 0; i < 40 && !pattern.test(gateway.logs()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-  return pattern.test(gateway.logs());
-}
 
 describe('Lambda cold start with secrets in SSM', () => {
   const OIDC = '/S3Gateway/Gateway/oidc-provider-key';

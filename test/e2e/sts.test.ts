@@ -192,7 +192,7 @@ describe.each(RUNTIMES)('STS through the gateway (%s runtime)', (runtime) => {
       const who = await caller.send(new GetCallerIdentityCommand({}));
       caller.destroy();
       expect(who).toMatchObject({ Arn: ARN, UserId: `ci:${SUBJECT}`, Account: '000000000000' });
-      expect(gw.logs()).toMatch(/"method":"POST","path":"\/sts\/","status":200/);
+      await expect(gw.logged(/"method":"POST","path":"\/sts\/","status":200/)).resolves.toBe(true);
     });
 
     it.each([

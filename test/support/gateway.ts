@@ -73,6 +73,11 @@ export interface RunningGateway {
   readonly pid: number;
   /** Everything the process logged so far (access log lines and errors). */
   logs(): string;
+  /**
+   * Whether a line matching `pattern` is logged within two seconds: an access-log line is written once its
+   * response has finished (the Node server batches them per event-loop turn), so it may trail the response.
+   */
+  logged(pattern: RegExp): Promise<boolean>;
   /** Resident set size of the gateway process, in bytes. */
   rss(): number;
   stop(): Promise<void>;
@@ -137,6 +142,10 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
     endpoint,
     pid: child.pid ?? 0,
     logs: () => output,
+    logged: async (pattern) => {
+      for (let i = 0; i < 40 && !pattern.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      return pattern.test(output);
+    },
     rss: () => rssOf(child.pid ?? 0),
     stop: async () => {
       process.off('exit', killOnExit);
