@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import { S3Error } from '../core/errors';
-import type { BackendClient, BackendRequest } from '../core/http';
+import type { BackendClient, BackendRequest, HeaderMap } from '../core/http';
 import { NodeHeaders } from './node-headers';
 
 /**
@@ -47,7 +47,7 @@ export function sendNode(
         port: url.port,
         path: url.path,
         method: request.method,
-        headers: request.headers,
+        headers: headerList(request.headers, url),
         agent: agents[url.protocol],
         timeout: IDLE_TIMEOUT_MS,
       },
@@ -130,10 +130,34 @@ export function onAbort(signal: AbortSignal, abort: () => void): void {
   else signal.addEventListener('abort', abort, { once: true });
 }
 
+const DEFAULT_PORT = { 'http:': '80', 'https:': '443' } as const;
+
+export interface BackendUrl {
+  readonly protocol: 'http:' | 'https:';
+  readonly hostname: string;
+  readonly port: string;
+  readonly path: string;
+}
+
+/**
+ * The request's headers as Node's flat `[name, value, …]` list, with `host` added when the core did not set
+ * one (signed requests carry theirs). Node writes a list as given, still validating every name and value,
+ * where an object costs a `setHeader` per header (measured: 1-3 µs of a small GET or HEAD).
+ */
+export function headerList(headers: HeaderMap, url: BackendUrl): string[] {
+  const list: string[] = [];
+  for (const name of Object.keys(headers)) list.push(name, headers[name]);
+  if (!Object.hasOwn(headers, 'host')) {
+    const host = url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname;
+    list.push('host', url.port === DEFAULT_PORT[url.protocol] ? host : `${host}:${url.port}`);
+  }
+  return list;
+}
+
 /** Splits an absolute URL without `new URL()`, which would normalize `..` and `%2e%2e` in the path. */
-export function splitUrl(url: string): { protocol: 'http:' | 'https:'; hostname: string; port: string; path: string } {
+export function splitUrl(url: string): BackendUrl {
   const match = /^(https?:)\/\/(\[[^\]]+\]|[^/:?#]+)(?::(\d+))?(\/[^#]*)?$/i.exec(url);
   if (!match) throw new S3Error('InternalError', 'Invalid backend URL');
   const protocol = match[1].toLowerCase() as 'http:' | 'https:';
-  return { protocol, hostname: match[2].replace(/^\[|\]$/g, ''), port: match[3] ?? (protocol === 'https:' ? '443' : '80'), path: match[4] ?? '/' };
+  return { protocol, hostname: match[2].replace(/^\[|\]$/g, ''), port: match[3] ?? DEFAULT_PORT[protocol], path: match[4] ?? '/' };
 }

@@ -1,0 +1,65 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { headerList, sendNode, splitUrl } from '../../functions/runtime/node-http';
+
+describe('Node backend requests: the URL and headers that go on the wire', () => {
+  it('GIVEN URLs with dot segments, escapes, IPv6 and no port THEN they split without normalizing', () => {
+    expect(splitUrl('http://127.0.0.1:9000/b/a/../%2e%2e/k?x=1')).toEqual({ protocol: 'http:', hostname: '127.0.0.1', port: '9000', path: '/b/a/../%2e%2e/k?x=1' });
+    expect(splitUrl('https://[::1]/b')).toEqual({ protocol: 'https:', hostname: '::1', port: '443', path: '/b' });
+    expect(splitUrl('HTTP://store.example')).toMatchObject({ protocol: 'http:', port: '80', path: '/' });
+    expect(() => splitUrl('ftp://store.example/b')).toThrow('Invalid backend URL');
+  });
+
+  it('GIVEN headers without host THEN the list adds host, with the port only when it is not the default', () => {
+    expect(headerList({ range: 'bytes=0-1' }, splitUrl('http://127.0.0.1:9000/b/k'))).toEqual(['range', 'bytes=0-1', 'host', '127.0.0.1:9000']);
+    expect(headerList({}, splitUrl('https://store.example/b/k'))).toEqual(['host', 'store.example']);
+    expect(headerList({}, splitUrl('http://[::1]:8080/b/k'))).toEqual(['host', '[::1]:8080']);
+  });
+
+  it('GIVEN a signed host THEN the list keeps it as signed and adds no other', () => {
+    expect(headerList({ host: 'signed.example:1', authorization: 'AWS4-HMAC-SHA256 …' }, splitUrl('http://127.0.0.1:9000/b'))).toEqual([
+      'host', 'signed.example:1', 'authorization', 'AWS4-HMAC-SHA256 …',
+    ]);
+  });
+
+  describe('against a listening server', () => {
+    let server: http.Server;
+    let base: string;
+    const seen: Array<{ method?: string; url?: string; rawHeaders: string[] }> = [];
+
+    beforeAll(async () => {
+      server = http.createServer((req, res) => {
+        seen.push({ method: req.method, url: req.url, rawHeaders: req.rawHeaders });
+        req.resume();
+        req.on('end', () => res.end('ok'));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    it('GIVEN a GET THEN the backend sees the raw path, the headers given, host and keep-alive', async () => {
+      const res = await sendNode({ method: 'GET', url: `${base}/b/a/../k%2F?x=1`, headers: { 'if-match': '"e"' }, body: null }, () => Readable.from([]));
+      res.resume();
+      expect(res.statusCode).toBe(200);
+      const last = seen[seen.length - 1];
+      expect(last).toMatchObject({ method: 'GET', url: '/b/a/../k%2F?x=1' });
+      expect(last.rawHeaders).toEqual(['if-match', '"e"', 'host', base.slice('http://'.length), 'Connection', 'keep-alive']);
+    });
+
+    it('GIVEN a header value with a line break THEN the request is refused before anything is sent', async () => {
+      const before = seen.length;
+      await expect(sendNode({ method: 'GET', url: `${base}/b/k`, headers: { 'x-amz-meta-a': 'a\r\nx: y' }, body: null }, () => Readable.from([]))).rejects.toThrow(
+        /Invalid character in header content/,
+      );
+      expect(seen).toHaveLength(before);
+    });
+
+    it('GIVEN a body of known length THEN it is sent with that content-length', async () => {
+      const res = await sendNode({ method: 'PUT', url: `${base}/b/k`, headers: { 'content-length': '3' }, body: new Uint8Array([1, 2, 3]) }, () => Readable.from([]));
+      res.resume();
+      expect(seen[seen.length - 1].rawHeaders).toEqual(expect.arrayContaining(['content-length', '3']));
+    });
+  });
+});
