@@ -11,10 +11,12 @@ export interface ScenarioResult {
 export interface Report {
   readonly date: string;
   readonly quick: boolean;
+  /** Set when only the scenarios whose name contains it ran (`--only`): no other measures. */
+  readonly only?: string;
   readonly rounds: number;
   readonly results: readonly ScenarioResult[];
   readonly rss?: Record<string, { baselineMiB: number; peakMiB: number; growthMiB: number; status: string }>;
-  readonly sigv4: { sequentialUs: number; concurrent16Us: number };
+  readonly sigv4?: { sequentialUs: number; concurrent16Us: number };
   readonly bundle?: { bytes: number; coldLoadMs: number } | { error: string };
 }
 
@@ -24,7 +26,7 @@ export function toMarkdown(report: Report): string {
   const lines = [
     `# Benchmark results`,
     ``,
-    `${report.date}${report.quick ? ' (quick smoke run: numbers are not meaningful)' : ''}; ${report.rounds} interleaved round(s) per scenario; 2-core machine, loopback.`,
+    `${report.date}${report.quick ? ' (quick smoke run: numbers are not meaningful)' : ''}${report.only !== undefined ? ` (only scenarios named "${report.only}")` : ''}; ${report.rounds} interleaved round(s) per scenario; 2-core machine, loopback.`,
     ``,
     `| Scenario | Target | Throughput | p50 ms | p99 ms | vs direct | vs nginx | vs node hop | errors |`,
     `|---|---|---|---|---|---|---|---|---|`,
@@ -40,24 +42,27 @@ export function toMarkdown(report: Report): string {
       );
     }
   }
-  lines.push('', '| Measure | Value |', '|---|---|');
+  const measures: string[] = [];
   for (const [name, r] of Object.entries(report.rss ?? {})) {
-    lines.push(`| RSS growth, ${name} (node) | ${fixed(r.growthMiB)} MiB (baseline ${fixed(r.baselineMiB)} MiB, statuses ${r.status}) |`);
+    measures.push(`| RSS growth, ${name} (node) | ${fixed(r.growthMiB)} MiB (baseline ${fixed(r.baselineMiB)} MiB, statuses ${r.status}) |`);
   }
-  lines.push(`| SigV4 verification, sequential | ${fixed(report.sigv4.sequentialUs)} µs/request |`);
-  lines.push(`| SigV4 verification, 16 concurrent | ${fixed(report.sigv4.concurrent16Us)} µs/request |`);
+  if (report.sigv4) {
+    measures.push(`| SigV4 verification, sequential | ${fixed(report.sigv4.sequentialUs)} µs/request |`);
+    measures.push(`| SigV4 verification, 16 concurrent | ${fixed(report.sigv4.concurrent16Us)} µs/request |`);
+  }
   if (report.bundle && 'bytes' in report.bundle) {
-    lines.push(`| Lambda handler bundle (minified) | ${fixed(report.bundle.bytes / 1024)} KiB |`);
-    lines.push(`| Handler cold module load (median of fresh processes) | ${fixed(report.bundle.coldLoadMs)} ms |`);
+    measures.push(`| Lambda handler bundle (minified) | ${fixed(report.bundle.bytes / 1024)} KiB |`);
+    measures.push(`| Handler cold module load (median of fresh processes) | ${fixed(report.bundle.coldLoadMs)} ms |`);
   } else if (report.bundle) {
-    lines.push(`| Lambda handler bundle | ${report.bundle.error} |`);
+    measures.push(`| Lambda handler bundle | ${report.bundle.error} |`);
   }
+  if (measures.length > 0) lines.push('', '| Measure | Value |', '|---|---|', ...measures);
   return lines.join('\n') + '\n';
 }
 
 export function writeReport(dir: string, report: Report): void {
   mkdirSync(dir, { recursive: true });
-  const name = report.quick ? 'quick' : 'latest';
+  const name = report.only !== undefined ? 'only' : report.quick ? 'quick' : 'latest';
   writeFileSync(join(dir, `${name}.json`), JSON.stringify(report, null, 2) + '\n');
   writeFileSync(join(dir, `${name}.md`), toMarkdown(report));
   process.stdout.write(toMarkdown(report));

@@ -1,9 +1,10 @@
 /**
- * `npm run bench [-- --quick]`: the gateway's cost against direct access, side by side. Starts its own
+ * `npm run bench [-- --quick] [-- --only <text>]`: the gateway's cost against direct access, side by side. Starts its own
  * backends (nginx serving files for unsigned GETs, Ceph RGW for signed paths), the gateway on every runtime,
  * an nginx `proxy_pass` hop as the floor of any extra hop, and a bare `node:http` hop as the floor of one built
  * on Node's HTTP stack; runs each scenario against every target,
- * interleaved round by round so machine drift cancels; writes bench/results/latest.{md,json}.
+ * interleaved round by round so machine drift cancels; writes bench/results/latest.{md,json}. `--only` runs
+ * the scenarios whose name contains the text, without the other measures, into bench/results/only.*.
  */
 import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { bundleMetrics } from './bundle';
 import { buildBundles } from '../scripts/build';
 
 const QUICK = process.argv.includes('--quick');
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] ?? '' : undefined;
 const ROUNDS = QUICK ? 1 : 3;
 const DURATION_MS = QUICK ? 300 : 3000;
 const MiB = 1024 * 1024;
@@ -151,7 +153,7 @@ async function main(): Promise<void> {
     const targets = [direct, ...viaGateway, bareNode, proxy];
     const rgwKeys = { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey };
     const results: ScenarioResult[] = [];
-    for (const scenario of [...SCENARIOS, CHUNKED_PUT]) {
+    for (const scenario of [...SCENARIOS, CHUNKED_PUT].filter((s) => ONLY === undefined || s.name.includes(ONLY))) {
       const applicable = scenario === CHUNKED_PUT ? viaGateway : targets;
       const samples = new Map<string, LoadResult[]>(applicable.map((t) => [t.name, []]));
       for (let round = 0; round < ROUNDS; round++) {
@@ -167,6 +169,7 @@ async function main(): Promise<void> {
       results.push({ scenario: scenario.name, unit: scenario.unit, targets: [...samples].map(([name, runs]) => summarize(name, runs, scenario)) });
       console.error(`done: ${scenario.name}`);
     }
+    if (ONLY !== undefined) return writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, only: ONLY, rounds: ROUNDS, results });
     const nodeGateway = gateways.find((g) => g.runtime === 'node');
     const rss = nodeGateway
       ? {
