@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import type { BackendRequest } from '../../functions/core/http';
 import { headerList, sendNode, splitUrl } from '../../functions/runtime/node-http';
 
 describe('Node backend requests: the URL and headers that go on the wire', () => {
@@ -11,16 +12,32 @@ describe('Node backend requests: the URL and headers that go on the wire', () =>
     expect(() => splitUrl('ftp://store.example/b')).toThrow('Invalid backend URL');
   });
 
+  const list = (method: string, url: string, headers: Record<string, string>, body?: BackendRequest['body']): string[] =>
+    headerList({ method, url, headers, body }, splitUrl(url));
+
   it('GIVEN headers without host THEN the list adds host, with the port only when it is not the default', () => {
-    expect(headerList({ range: 'bytes=0-1' }, splitUrl('http://127.0.0.1:9000/b/k'))).toEqual(['range', 'bytes=0-1', 'host', '127.0.0.1:9000']);
-    expect(headerList({}, splitUrl('https://store.example/b/k'))).toEqual(['host', 'store.example']);
-    expect(headerList({}, splitUrl('http://[::1]:8080/b/k'))).toEqual(['host', '[::1]:8080']);
+    expect(list('GET', 'http://127.0.0.1:9000/b/k', { range: 'bytes=0-1' })).toEqual(['range', 'bytes=0-1', 'host', '127.0.0.1:9000']);
+    expect(list('GET', 'https://store.example/b/k', {})).toEqual(['host', 'store.example']);
+    expect(list('GET', 'http://[::1]:8080/b/k', {})).toEqual(['host', '[::1]:8080']);
   });
 
   it('GIVEN a signed host THEN the list keeps it as signed and adds no other', () => {
-    expect(headerList({ host: 'signed.example:1', authorization: 'AWS4-HMAC-SHA256 …' }, splitUrl('http://127.0.0.1:9000/b'))).toEqual([
+    expect(list('GET', 'http://127.0.0.1:9000/b', { host: 'signed.example:1', authorization: 'AWS4-HMAC-SHA256 …' })).toEqual([
       'host', 'signed.example:1', 'authorization', 'AWS4-HMAC-SHA256 …',
     ]);
+  });
+
+  it('GIVEN a PUT or POST with no body or one in hand and no length THEN the list adds its length, as Node would', () => {
+    const host = { host: 'h' };
+    expect(list('PUT', 'http://h/b/k', { ...host, 'x-amz-copy-source': '/b/s' }, null)).toEqual(['host', 'h', 'x-amz-copy-source', '/b/s', 'content-length', '0']);
+    expect(list('POST', 'http://h/b/k?uploads', host)).toEqual(['host', 'h', 'content-length', '0']);
+    expect(list('POST', 'http://h/b?delete', host, new Uint8Array(5))).toEqual(['host', 'h', 'content-length', '5']);
+    expect(list('PUT', 'http://h/b/k', { ...host, 'content-length': '3' }, new Uint8Array(3))).toEqual(['host', 'h', 'content-length', '3']);
+  });
+
+  it('GIVEN a GET, HEAD or DELETE, or a streamed body THEN no length is added', () => {
+    for (const method of ['GET', 'HEAD', 'DELETE']) expect(list(method, 'http://h/b/k', { host: 'h' })).toEqual(['host', 'h']);
+    expect(list('PUT', 'http://h/b/k', { host: 'h' }, 'client')).toEqual(['host', 'h']);
   });
 
   describe('against a listening server', () => {
@@ -54,6 +71,14 @@ describe('Node backend requests: the URL and headers that go on the wire', () =>
         /Invalid character in header content/,
       );
       expect(seen).toHaveLength(before);
+    });
+
+    it('GIVEN a PUT without a body (a copy) THEN it goes out with a zero length, not chunked', async () => {
+      const res = await sendNode({ method: 'PUT', url: `${base}/b/k`, headers: { 'x-amz-copy-source': '/b/s' }, body: null }, () => Readable.from([]));
+      res.resume();
+      const raw = seen[seen.length - 1].rawHeaders.map((h) => h.toLowerCase());
+      expect(raw).toEqual(expect.arrayContaining(['content-length', '0']));
+      expect(raw).not.toContain('transfer-encoding');
     });
 
     it('GIVEN a body of known length THEN it is sent with that content-length', async () => {
