@@ -37,6 +37,11 @@ export function toMarkdown(report: Report): string {
     const nodeHop = s.targets.find((t) => t.target === 'node:http hop')?.value;
     const ratio = (value: number, base: number | undefined): string => (base ? `${fixed(value / base, 2)}x` : '–');
     for (const t of s.targets) {
+      // A target that answered every request with an error has no throughput to compare, only a refusal.
+      if (t.requests > 0 && t.errors >= t.requests) {
+        lines.push(`| ${s.scenario} | ${t.target} | – (every request refused) | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | – | – | – | ${t.errors} |`);
+        continue;
+      }
       lines.push(
         `| ${s.scenario} | ${t.target} | ${fixed(t.value)} ${s.unit} | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | ${ratio(t.value, direct)} | ${ratio(t.value, nginx)} | ${ratio(t.value, nodeHop)} | ${t.errors} |`,
       );

@@ -20,6 +20,12 @@ describe('Benchmark report', () => {
     expect(md).toContain('| Lambda handler bundle (minified) | 2.0 KiB |');
   });
 
+  it('GIVEN a target that refused every request THEN it shows no throughput and no ratios, only the errors', () => {
+    const refused = { ...scenario, targets: [...scenario.targets, { target: 'gateway (lambda)', value: 1500, p50Ms: 30, p99Ms: 50, errors: 9, requests: 9 }] };
+    const md = toMarkdown({ date: 'd', quick: false, rounds: 3, results: [refused] });
+    expect(md).toContain('| GET 4 KiB, c32 | gateway (lambda) | – (every request refused) | 30.00 | 50.00 | – | – | – | 9 |');
+  });
+
   it('GIVEN a run of some scenarios only THEN the title names them and no measures table is printed', () => {
     const md = toMarkdown({ date: 'd', quick: false, only: 'c32', rounds: 3, results: [scenario] });
     expect(md).toContain('(only scenarios named "c32")');
