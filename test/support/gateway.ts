@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { NODE_SERVER_FLAGS } from '../../functions/node-server';
 import { MAX_REQUEST_PAYLOAD_BYTES, MAX_RESPONSE_BYTES } from '../../scripts/lambda-local/function-url';
 
 /**
@@ -118,7 +119,10 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
   const dir = mkdtempSync(join(tmpdir(), 'gateway-'));
   const configPath = join(dir, 'proxy.toml');
   writeFileSync(configPath, options.config);
-  const args = options.bundle ? ['--enable-source-maps', options.bundle] : ['--import', 'tsx', ENTRY[runtime]];
+  const args = [
+    ...(runtime === 'node' ? NODE_SERVER_FLAGS : []),
+    ...(options.bundle ? ['--enable-source-maps', options.bundle] : ['--import', 'tsx', ENTRY[runtime]]),
+  ];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env, CONFIG_PATH: configPath, HOST: '127.0.0.1', PORT: String(options.port ?? 0) },
