@@ -19,10 +19,10 @@ import { startNodeHop, type NodeHop } from './node-hop';
 import { sigv4Micro } from './sigv4';
 import { writeReport, type ScenarioResult } from './report';
 import { bundleMetrics } from './bundle';
+import { benchOptions, selectScenarios } from './options';
 import { buildBundles } from '../scripts/build';
 
-const QUICK = process.argv.includes('--quick');
-const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] ?? '' : undefined;
+const { quick: QUICK, only: ONLY } = benchOptions(process.argv.slice(2));
 const ROUNDS = QUICK ? 1 : 3;
 const DURATION_MS = QUICK ? 300 : 3000;
 const MiB = 1024 * 1024;
@@ -125,6 +125,7 @@ async function rssDuring(gw: RunningGateway, spec: LoadSpec): Promise<{ baseline
 }
 
 async function main(): Promise<void> {
+  const scenarios = selectScenarios([...SCENARIOS, CHUNKED_PUT], ONLY);
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   chmodSync(dir, 0o755); // nginx workers run as an unprivileged user and must read the files
   // memstore keeps objects in RAM, 1 GiB by default: the scenarios write several GiB (a full store stops reading).
@@ -153,7 +154,7 @@ async function main(): Promise<void> {
     const targets = [direct, ...viaGateway, bareNode, proxy];
     const rgwKeys = { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey };
     const results: ScenarioResult[] = [];
-    for (const scenario of [...SCENARIOS, CHUNKED_PUT].filter((s) => ONLY === undefined || s.name.includes(ONLY))) {
+    for (const scenario of scenarios) {
       const applicable = scenario === CHUNKED_PUT ? viaGateway : targets;
       const samples = new Map<string, LoadResult[]>(applicable.map((t) => [t.name, []]));
       for (let round = 0; round < ROUNDS; round++) {

@@ -1,0 +1,26 @@
+import { benchOptions, selectScenarios } from '../../bench/options';
+
+const scenarios = [{ name: 'GET 4 KiB, c1' }, { name: 'GET 1 MiB, c8' }, { name: 'HEAD, c32' }];
+
+describe('Benchmark command line', () => {
+  it('GIVEN no options THEN a full run of every scenario', () => {
+    expect(benchOptions([])).toEqual({ quick: false });
+    expect(selectScenarios(scenarios, undefined)).toEqual(scenarios);
+  });
+
+  it('GIVEN --quick and --only THEN a short run of the scenarios whose name contains the text', () => {
+    const options = benchOptions(['--quick', '--only', 'GET']);
+    expect(options).toEqual({ quick: true, only: 'GET' });
+    expect(selectScenarios(scenarios, options.only).map((s) => s.name)).toEqual(['GET 4 KiB, c1', 'GET 1 MiB, c8']);
+  });
+
+  it('GIVEN --only without a text THEN the run is refused before anything starts', () => {
+    expect(() => benchOptions(['--only'])).toThrow(/--only needs part of a scenario name/);
+    expect(() => benchOptions(['--only', '--quick'])).toThrow(/--only needs/);
+    expect(() => benchOptions(['--only', ' '])).toThrow(/--only needs/);
+  });
+
+  it('GIVEN --only naming no scenario THEN the run is refused, listing the names', () => {
+    expect(() => selectScenarios(scenarios, 'PUT')).toThrow('no scenario is named "PUT"; they are: GET 4 KiB, c1; GET 1 MiB, c8; HEAD, c32');
+  });
+});
