@@ -21,6 +21,8 @@ export interface NodeExchange {
   readonly start: (status: number, headers: HeaderMap) => Writable;
   /** Registers what to do when the client goes away before the response finished (abort the backend). */
   readonly whenClientGone: (abort: () => void) => void;
+  /** Coalesce a large body's writes per event-loop turn: for a server streaming to many clients at once. */
+  readonly coalesceWrites?: boolean;
 }
 
 export interface ExchangeResult {
@@ -42,7 +44,9 @@ export async function execute(gateway: Gateway, exchange: NodeExchange): Promise
       backend.resume();
       return await writeResponse(exchange, head);
     }
-    return await stream(backend, exchange.start(head.status, head.headers), head.status);
+    const sink = exchange.start(head.status, head.headers);
+    if (exchange.coalesceWrites && !fitsOneRead(head.headers)) coalesceWrites(backend, sink);
+    return await stream(backend, sink, head.status);
   } catch (err) {
     // Nothing has been sent yet: the client gets the S3 error for what went wrong.
     return { ...(await writeResponse(exchange, gateway.failure(err, exchange.request))), error: err };
@@ -68,6 +72,36 @@ function stream(backend: IncomingMessage, sink: Writable, status: number): Promi
       resolve({ status, error: failure ?? new Error('The client went away') });
     });
     backend.pipe(sink);
+  });
+}
+
+/** Node reads a socket 64 KiB at a time: a body of at most that arrives in one read, one write. */
+const READ_SIZE = 64 * 1024;
+
+function fitsOneRead(headers: HeaderMap): boolean {
+  const length = headers['content-length'];
+  return length !== undefined && Number(length) <= READ_SIZE;
+}
+
+/**
+ * Holds the sink's writes until the end of the event loop's turn, then sends them together. Measured, 1 MiB
+ * GETs at concurrency 8, six A/B runs in both orders: 16-41% more throughput in five, 6% less in one, about
+ * a fifth less CPU per GET. The write syscalls per GET stay the same (/proc/<pid>/io), so the gain is in when
+ * the writes happen, after the turn's reads, which was not pinned down further. A single 256 MiB stream and
+ * small GETs: no change. Registered before the pipe's own 'data' listener, so a turn's first chunk is
+ * already held; `end()` sends whatever is held.
+ */
+export function coalesceWrites(backend: Readable, sink: Writable): void {
+  let held = false;
+  const release = (): void => {
+    held = false;
+    sink.uncork();
+  };
+  backend.on('data', () => {
+    if (held) return;
+    held = true;
+    sink.cork();
+    setImmediate(release);
   });
 }
 

@@ -24,6 +24,7 @@ export function createServer(gateway: Gateway, log: (line: string) => void = bat
     execute(gateway, {
       request,
       whenClientGone,
+      coalesceWrites: true,
       body: () => req,
       start: (status, headers) => {
         res.writeHead(status, headers);
