@@ -2,9 +2,10 @@
  * `npm run serve`: the gateway on node:http. Reads CONFIG_PATH (default proxy.toml), HOST (default
  * 127.0.0.1), PORT (default 8080) and the spec's SESSION_TOKEN_KEY, OIDC_PROVIDER_KEY,
  * OIDC_PROVIDER_ISSUER and MAX_UPLOAD_BYTES (and the OIDC_PROVIDER_CERT / _PREVIOUS_* / session settings of
- * docs/oidc.md). Refuses to start on an invalid configuration, including an unusable OIDC provider key.
+ * docs/oidc.md), and GATEWAY_STREAM_BUFFER_BYTES. Refuses to start on an invalid configuration, including an unusable OIDC provider key.
  */
 import type { AddressInfo } from 'node:net';
+import { setDefaultHighWaterMark } from 'node:stream';
 import { Gateway } from './core/gateway';
 import { ConfigError } from './core/config/parse';
 import { loadConfig } from './runtime/load-config';
@@ -25,8 +26,29 @@ import { withSessionKey } from './runtime/session-key';
  */
 export const NODE_SERVER_FLAGS: readonly string[] = ['--initial-old-space-size=64'];
 
+/**
+ * How much of a body each stream holds before it pushes back on its source, instead of Node's 16 KiB.
+ * Measured (A/B, both orders): 1 MiB GETs at concurrency 8 move 25-46% more and a single 256 MiB GET 22%
+ * more, at a fifth to a third less CPU; 256 KiB gained 8-14%. It bounds what a connection buffers (about
+ * twice this while a client reads slower than its backend sends), as Envoy's 1 MiB per-connection buffer
+ * limit does; lower it for many slow clients in little memory.
+ */
+const DEFAULT_STREAM_BUFFER_BYTES = 1024 * 1024;
+
+export function streamBufferBytes(env: NodeJS.ProcessEnv): number {
+  const raw = env.GATEWAY_STREAM_BUFFER_BYTES;
+  if (raw === undefined || raw === '') return DEFAULT_STREAM_BUFFER_BYTES;
+  const bytes = Number(raw);
+  if (!Number.isSafeInteger(bytes) || bytes < 16 * 1024) {
+    throw new ConfigError([`GATEWAY_STREAM_BUFFER_BYTES must be a whole number of bytes, at least 16384 (got "${raw}")`]);
+  }
+  return bytes;
+}
+
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; close: () => Promise<void> }> {
   const { config, key } = withSessionKey(loadConfig(env), (line) => console.error(line));
+  // Process-wide, before the server makes its first stream: every stream in this process carries bodies.
+  setDefaultHighWaterMark(false, streamBufferBytes(env));
   useNodeChecksums();
   const gateway = new Gateway(config, { client: nodeBackendClient, unseal: sessionUnsealer(key), log: logEvent });
   const server = createServer(gateway);

@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { NODE_SERVER_FLAGS } from '../functions/node-server';
+import { ConfigError } from '../functions/core/config/parse';
+import { NODE_SERVER_FLAGS, streamBufferBytes } from '../functions/node-server';
+import { runGatewayExpectingFailure } from './support/gateway';
 
 describe('Node server entry: how it is started', () => {
   it('GIVEN `npm run serve` THEN node runs the bundle with the server\'s V8 flags', () => {
@@ -14,5 +16,28 @@ describe('Node server entry: how it is started', () => {
 
   it('GIVEN this Node THEN it accepts the flags (a renamed V8 flag would stop the server from starting)', () => {
     expect(() => execFileSync(process.execPath, [...NODE_SERVER_FLAGS, '-e', '0'], { stdio: 'pipe' })).not.toThrow();
+  });
+});
+
+describe('Node server entry: GATEWAY_STREAM_BUFFER_BYTES', () => {
+  it('GIVEN nothing set THEN streams buffer 1 MiB before pushing back', () => {
+    expect(streamBufferBytes({})).toBe(1024 * 1024);
+    expect(streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: '' })).toBe(1024 * 1024);
+  });
+
+  it('GIVEN a whole number of bytes THEN that', () => {
+    expect(streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: '65536' })).toBe(65536);
+  });
+
+  it.each(['abc', '1.5', '-1', '1024', '1e400'])('GIVEN %p THEN the configuration is refused', (value) => {
+    expect(() => streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: value })).toThrow(ConfigError);
+    expect(() => streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: value })).toThrow(/GATEWAY_STREAM_BUFFER_BYTES must be a whole number of bytes, at least 16384/);
+  });
+
+  it('GIVEN an invalid value THEN the server does not start, and says why', async () => {
+    const config = '[[buckets]]\nname = "b"\nbackend_type = "s3"\nanonymous_access = true\n[buckets.backend_options]\nendpoint = "http://127.0.0.1:9"\nbucket_name = "b"\n';
+    const { code, output } = await runGatewayExpectingFailure('node', { config, env: { GATEWAY_STREAM_BUFFER_BYTES: 'lots' } });
+    expect(code).toBe(1);
+    expect(output).toContain('GATEWAY_STREAM_BUFFER_BYTES must be a whole number of bytes');
   });
 });
