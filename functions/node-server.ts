@@ -2,7 +2,8 @@
  * `npm run serve`: the gateway on node:http. Reads CONFIG_PATH (default proxy.toml), HOST (default
  * 127.0.0.1), PORT (default 8080) and the spec's SESSION_TOKEN_KEY, OIDC_PROVIDER_KEY,
  * OIDC_PROVIDER_ISSUER and MAX_UPLOAD_BYTES (and the OIDC_PROVIDER_CERT / _PREVIOUS_* / session settings of
- * docs/oidc.md), and GATEWAY_STREAM_BUFFER_BYTES. Refuses to start on an invalid configuration, including an unusable OIDC provider key.
+ * docs/oidc.md), and GATEWAY_STREAM_BUFFER_BYTES. Refuses to start on an invalid configuration, including an
+ * unusable OIDC provider key.
  */
 import type { AddressInfo } from 'node:net';
 import { setDefaultHighWaterMark } from 'node:stream';
@@ -28,8 +29,9 @@ export const NODE_SERVER_FLAGS: readonly string[] = ['--initial-old-space-size=6
 
 /**
  * How much of a body each stream holds before it pushes back on its source, instead of Node's 16 KiB.
- * Measured (A/B, both orders): 1 MiB GETs at concurrency 8 move 25-46% more and a single 256 MiB GET 22%
- * more, at a fifth to a third less CPU; 256 KiB gained 8-14%. It bounds what a connection buffers (about
+ * Measured (A/B, both orders): 1 MiB GETs at concurrency 8 move 17-46% more and a single 256 MiB GET 22%
+ * more, at a fifth to a third less CPU; 256 KiB gained 8-14%. Only together with the executor's coalesced
+ * writes: without them these buffers lost more than they gained. It bounds what a connection buffers (about
  * twice this while a client reads slower than its backend sends), as Envoy's 1 MiB per-connection buffer
  * limit does; lower it for many slow clients in little memory.
  */
