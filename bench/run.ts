@@ -1,8 +1,8 @@
 /**
- * `npm run bench [-- --quick] [-- --only <text>]`: the gateway's cost against direct access, side by side. Starts its own
- * backends (nginx serving files for unsigned GETs, Ceph RGW for signed paths), the gateway on every runtime,
- * an nginx `proxy_pass` hop as the floor of any extra hop, and a bare `node:http` hop as the floor of one built
- * on Node's HTTP stack; runs each scenario against every target,
+ * `npm run bench [-- --quick] [-- --only <text>]` (options in ./options.ts): the gateway's cost against direct
+ * access, side by side. Starts its own backends (nginx serving files for unsigned GETs, Ceph RGW for signed
+ * paths), the gateway on every runtime, an nginx `proxy_pass` hop as the floor of any extra hop, and a bare
+ * `node:http` hop as the floor of one built on Node's HTTP stack; runs each scenario against every target,
  * interleaved round by round so machine drift cancels; writes bench/results/latest.{md,json}. `--only` runs
  * the scenarios whose name contains the text, without the other measures, into bench/results/only.*.
  */

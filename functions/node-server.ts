@@ -21,7 +21,7 @@ import { withSessionKey } from './runtime/session-key';
  * V8 flags to run this server with (`npm run serve`, containers: `node --initial-old-space-size=64
  * dist/node-server.js`). V8 counts every socket read buffer allocated since the last full GC against the old
  * generation's limit, which after a full GC settles near the live heap plus ~8 MB: for a gateway whose live
- * heap is ~10 MB, streaming large objects then forces a full GC every ~16-30 MB moved (measured: 3 per 100
+ * heap is ~8 MB, streaming large objects then forces a full GC every ~8-30 MB moved (measured: 3 per 100
  * 1 MiB GETs, a quarter of the throughput lost). A preconfigured initial old space is also the floor below
  * which V8 skips full GCs. Not accepted in NODE_OPTIONS, hence the command line.
  */
