@@ -28,18 +28,16 @@ import { withSessionKey } from './runtime/session-key';
 export const NODE_SERVER_FLAGS: readonly string[] = ['--initial-old-space-size=64'];
 
 /**
- * How much of a body each stream holds before it pushes back on its source, instead of Node's 16 KiB.
- * Measured (A/B, both orders): 1 MiB GETs at concurrency 8 move 17-46% more and a single 256 MiB GET 22%
- * more, at a fifth to a third less CPU; 256 KiB gained 8-14%. Measured with the executor's coalesced writes:
- * these buffers without them moved 1 MiB GETs at 593-618 MiB/s, against 893-955 with both. It bounds what a
- * connection buffers (about twice this while a client reads slower than its backend sends), as Envoy's 1 MiB
- * per-connection buffer limit does; lower it for many slow clients in little memory.
+ * How much of a body each stream holds before it pushes back on its source; unset, Node's own 16 KiB. Larger
+ * buffers move large GETs faster (A/B, both orders, with the executor's coalesced writes: 1 MiB GETs at
+ * concurrency 8 17-46% more at 1 MiB, 8-14% more at 256 KiB; a single 256 MiB GET 22% more at 1 MiB) but
+ * raise memory: a connection holds about twice this while its client reads slower than its backend sends,
+ * and the RSS growth of a 1 GiB GET (eight runs each) reached 66 MB at 1 MiB and 58 MB at 256 KiB against
+ * 50 MB at 16 KiB. The 64 MB streaming budget keeps the default; raise it where memory allows.
  */
-const DEFAULT_STREAM_BUFFER_BYTES = 1024 * 1024;
-
-export function streamBufferBytes(env: NodeJS.ProcessEnv): number {
+export function streamBufferBytes(env: NodeJS.ProcessEnv): number | undefined {
   const raw = env.GATEWAY_STREAM_BUFFER_BYTES;
-  if (raw === undefined || raw === '') return DEFAULT_STREAM_BUFFER_BYTES;
+  if (raw === undefined || raw === '') return undefined;
   const bytes = Number(raw);
   if (!Number.isSafeInteger(bytes) || bytes < 16 * 1024) {
     const problem = `GATEWAY_STREAM_BUFFER_BYTES must be a whole number of bytes, at least 16384 (got "${raw}")`;
@@ -51,7 +49,8 @@ export function streamBufferBytes(env: NodeJS.ProcessEnv): number {
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<{ url: string; close: () => Promise<void> }> {
   const { config, key } = withSessionKey(loadConfig(env), (line) => console.error(line));
   // Process-wide, before the server makes its first stream: every stream in this process carries bodies.
-  setDefaultHighWaterMark(false, streamBufferBytes(env));
+  const bufferBytes = streamBufferBytes(env);
+  if (bufferBytes !== undefined) setDefaultHighWaterMark(false, bufferBytes);
   useNodeChecksums();
   const gateway = new Gateway(config, { client: nodeBackendClient, unseal: sessionUnsealer(key), log: logEvent });
   const server = createServer(gateway);

@@ -22,9 +22,9 @@ describe('Node server entry: how it is started', () => {
 });
 
 describe('Node server entry: GATEWAY_STREAM_BUFFER_BYTES', () => {
-  it('GIVEN nothing set THEN streams buffer 1 MiB before pushing back', () => {
-    expect(streamBufferBytes({})).toBe(1024 * 1024);
-    expect(streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: '' })).toBe(1024 * 1024);
+  it('GIVEN nothing set THEN Node\'s own stream buffers stay (the 64 MB streaming budget decides)', () => {
+    expect(streamBufferBytes({})).toBeUndefined();
+    expect(streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: '' })).toBeUndefined();
   });
 
   it('GIVEN a whole number of bytes THEN that', () => {
