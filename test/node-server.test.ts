@@ -2,9 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { getDefaultHighWaterMark, setDefaultHighWaterMark } from 'node:stream';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { getDefaultHighWaterMark, Readable } from 'node:stream';
 import { ConfigError } from '../functions/core/config/parse';
 import { NODE_SERVER_FLAGS, serve, streamBufferBytes } from '../functions/node-server';
+import { sendNode } from '../functions/runtime/node-http';
 import { runGatewayExpectingFailure } from './support/gateway';
 
 describe('Node server entry: how it is started', () => {
@@ -22,9 +25,9 @@ describe('Node server entry: how it is started', () => {
 });
 
 describe('Node server entry: GATEWAY_STREAM_BUFFER_BYTES', () => {
-  it('GIVEN nothing set THEN Node\'s own stream buffers stay (the 64 MB streaming budget decides)', () => {
-    expect(streamBufferBytes({})).toBeUndefined();
-    expect(streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: '' })).toBeUndefined();
+  it('GIVEN nothing set THEN 1 MiB per connection', () => {
+    expect(streamBufferBytes({})).toBe(1024 * 1024);
+    expect(streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: '' })).toBe(1024 * 1024);
   });
 
   it('GIVEN a whole number of bytes THEN that', () => {
@@ -38,18 +41,29 @@ describe('Node server entry: GATEWAY_STREAM_BUFFER_BYTES', () => {
 
   const config = '[[buckets]]\nname = "b"\nbackend_type = "s3"\nanonymous_access = true\n[buckets.backend_options]\nendpoint = "http://127.0.0.1:9"\nbucket_name = "b"\n';
 
-  it('GIVEN the server starts THEN every stream in its process holds that much before pushing back', async () => {
+  it('GIVEN the server starts THEN its client and backend connections hold that much, and other streams Node\'s default', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'stream-buffer-'));
-    const before = getDefaultHighWaterMark(false);
+    const backend = http.createServer((_req, res) => res.end('x'));
     try {
-      writeFileSync(join(dir, 'proxy.toml'), config);
+      await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
+      const backendUrl = `http://127.0.0.1:${(backend.address() as AddressInfo).port}`;
+      writeFileSync(join(dir, 'proxy.toml'), config.replace('http://127.0.0.1:9', backendUrl));
       const sessionKey = Buffer.alloc(32, 1).toString('base64');
       const env = { CONFIG_PATH: join(dir, 'proxy.toml'), PORT: '0', SESSION_TOKEN_KEY: sessionKey, GATEWAY_STREAM_BUFFER_BYTES: '262144' };
-      const server = await serve(env);
-      await server.close();
-      expect(getDefaultHighWaterMark(false)).toBe(262144);
+      const gateway = await serve(env);
+      const client = new Promise<number[]>((resolve) => gateway.server.once('connection', (s: Socket) => resolve([s.readableHighWaterMark, s.writableHighWaterMark])));
+      const answer = await fetch(`${gateway.url}/b/k`);
+      await answer.text();
+      await gateway.close();
+      expect(answer.status).toBe(200);
+      expect(await client).toEqual([262144, 262144]);
+      // The gateway's own backend connections, through the same pool.
+      const direct = await sendNode({ method: 'GET', url: `${backendUrl}/b/k`, headers: {}, body: null }, () => Readable.from([]));
+      direct.resume();
+      expect([direct.readableHighWaterMark, direct.socket.writableHighWaterMark]).toEqual([262144, 262144]);
+      expect(getDefaultHighWaterMark(false)).toBe(16 * 1024);
     } finally {
-      setDefaultHighWaterMark(false, before);
+      backend.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -88,7 +88,7 @@ function fitsOneRead(headers: HeaderMap): boolean {
  * GETs at concurrency 8, six A/B runs in both orders: 16-41% more throughput in five, 6% less in one, about
  * a fifth less CPU per GET. The write syscalls per GET stay the same (/proc/<pid>/io), so the gain is in when
  * the writes happen, after the turn's reads, which was not pinned down further. A single 256 MiB stream and
- * small GETs: no change. The optional larger stream buffers (GATEWAY_STREAM_BUFFER_BYTES) build on it. Registered
+ * small GETs: no change. The Node server's 1 MiB connection buffers (GATEWAY_STREAM_BUFFER_BYTES) build on it. Registered
  * before the pipe's own 'data' listener, so a turn's first chunk is already held; `end()` sends whatever is
  * held.
  */

@@ -17,10 +17,19 @@ const agentOptions = {
   // a request is not written onto a socket the backend is closing at that moment.
   timeout: 4_000,
 };
-const agents = {
-  'http:': new http.Agent(agentOptions),
-  'https:': new https.Agent(agentOptions),
-};
+function keepAliveAgents(bufferBytes?: number): Record<'http:' | 'https:', http.Agent> {
+  const options = bufferBytes === undefined ? agentOptions : { ...agentOptions, highWaterMark: bufferBytes };
+  return { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
+}
+let agents = keepAliveAgents();
+
+/**
+ * Sizes the buffers of the backend connections opened from now on: how much of a body each holds before it
+ * pushes back on its source. Node's 16 KiB unless a runtime calls this at start-up (the Node server does).
+ */
+export function useBackendBuffers(bytes: number): void {
+  agents = keepAliveAgents(bytes);
+}
 
 /** Idle time on a backend socket, or of a streamed upload body, after which the request fails. */
 const IDLE_TIMEOUT_MS = Number(process.env.GATEWAY_IDLE_TIMEOUT_MS) || 120_000;

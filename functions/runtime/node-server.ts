@@ -7,11 +7,17 @@ import { accessLogLine, batchedStdout } from './access-log';
 import { execute } from './node-executor';
 import { NodeHeaders } from './node-headers';
 
+export interface ServerOptions {
+  /** How much of a body each client connection holds before it pushes back; unset, Node's 16 KiB. */
+  readonly bufferBytes?: number;
+  readonly log?: (line: string) => void;
+}
+
 /**
  * The native server adapter: IncomingMessage in, the core's dispatch executed, one JSON access-log line out.
  */
-export function createServer(gateway: Gateway, log: (line: string) => void = batchedStdout()): http.Server {
-  return http.createServer((req, res) => {
+export function createServer(gateway: Gateway, { bufferBytes, log = batchedStdout() }: ServerOptions = {}): http.Server {
+  return http.createServer({ highWaterMark: bufferBytes }, (req, res) => {
     const started = performance.now();
     // The client is gone when the response closes unfinished. Listeners on the response, and an
     // AbortController only if the core asks for a signal: one per request is measurable on a small GET.

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
+import { getDefaultHighWaterMark, Readable } from 'node:stream';
 import type { BackendRequest } from '../../functions/core/http';
-import { headerList, sendNode, splitUrl } from '../../functions/runtime/node-http';
+import { headerList, sendNode, splitUrl, useBackendBuffers } from '../../functions/runtime/node-http';
 
 describe('Node backend requests: the URL and headers that go on the wire', () => {
   it('GIVEN URLs with dot segments, escapes, IPv6 and no port THEN they split without normalizing', () => {
@@ -85,6 +85,19 @@ describe('Node backend requests: the URL and headers that go on the wire', () =>
       const res = await sendNode({ method: 'PUT', url: `${base}/b/k`, headers: { 'content-length': '3' }, body: new Uint8Array([1, 2, 3]) }, () => Readable.from([]));
       res.resume();
       expect(seen[seen.length - 1].rawHeaders).toEqual(expect.arrayContaining(['content-length', '3']));
+    });
+
+    // Last: it changes the process's backend connections for every spec after it.
+    it('GIVEN useBackendBuffers THEN connections opened afterwards hold that much each way; before it, Node\'s default', async () => {
+      const get = (): Promise<http.IncomingMessage> => sendNode({ method: 'GET', url: `${base}/b/k`, headers: {}, body: null }, () => Readable.from([]));
+      const before = await get();
+      before.resume();
+      expect(before.readableHighWaterMark).toBe(getDefaultHighWaterMark(false));
+      useBackendBuffers(256 * 1024);
+      const after = await get();
+      after.resume();
+      expect(after.socket).not.toBe(before.socket);
+      expect([after.readableHighWaterMark, after.socket.readableHighWaterMark, after.socket.writableHighWaterMark]).toEqual([262144, 262144, 262144]);
     });
   });
 });
