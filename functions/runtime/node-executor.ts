@@ -1,8 +1,8 @@
-import type { IncomingMessage } from 'node:http';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Gateway } from '../core/gateway';
 import { isProxyResponse, type Dispatch, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
+import type { WireResponse } from './http1-client';
 import { NodeHeaders } from './node-headers';
 import { sendNode } from './node-http';
 
@@ -59,7 +59,7 @@ export async function execute(gateway: Gateway, exchange: NodeExchange): Promise
  * cost a noticeable share of a small request's CPU. The sink closes once finished or broken; a backend
  * failure breaks it, since with the status line gone a truncated body is the only way left to signal it.
  */
-function stream(backend: IncomingMessage, sink: Writable, status: number): Promise<ExchangeResult> {
+function stream(backend: WireResponse, sink: Writable, status: number): Promise<ExchangeResult> {
   return new Promise((resolve) => {
     let failure: unknown;
     backend.once('error', (err) => {

@@ -1,38 +1,31 @@
-import http from 'node:http';
-import https from 'node:https';
 import { Readable } from 'node:stream';
 import { S3Error } from '../core/errors';
 import type { BackendClient, BackendRequest } from '../core/http';
+import { type Exchange, Http1Pool, type WireResponse } from './http1-client';
 import { NodeHeaders } from './node-headers';
 
+/** Idle time on a backend socket, or of a streamed upload body, after which the request fails. */
+const IDLE_TIMEOUT_MS = Number(process.env.GATEWAY_IDLE_TIMEOUT_MS) || 120_000;
+
 /**
- * Backend requests from Node runtimes go through node:http with keep-alive agents: measured here, global
- * fetch costs 2-3x the CPU per small request (platform.md).
+ * Backend requests from Node runtimes go through the keep-alive HTTP/1.1 client of http1-client.ts: measured
+ * here, global fetch costs 2-3x the CPU of node:http per small request (platform.md), and node:http about
+ * twice that client's.
  */
-const agentOptions = {
-  keepAlive: true,
-  keepAliveMsecs: 10_000,
-  maxFreeSockets: 64,
+function keepAlivePool(bufferBytes?: number): Http1Pool {
   // Retire idle pooled sockets before common server keep-alive timeouts (Node servers: 5 s) close them, so
   // a request is not written onto a socket the backend is closing at that moment.
-  timeout: 4_000,
-};
-function keepAliveAgents(bufferBytes?: number): Record<'http:' | 'https:', http.Agent> {
-  const options = bufferBytes === undefined ? agentOptions : { ...agentOptions, highWaterMark: bufferBytes };
-  return { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
+  return new Http1Pool({ bufferBytes, idleMs: 4_000, maxIdlePerOrigin: 64 });
 }
-let agents = keepAliveAgents();
+let pool = keepAlivePool();
 
 /**
  * Sizes the buffers of the backend connections opened from now on: how much of a body each holds before it
  * pushes back on its source. Node's 16 KiB unless a runtime calls this at start-up (the Node server does).
  */
 export function useBackendBuffers(bytes: number): void {
-  agents = keepAliveAgents(bytes);
+  pool = keepAlivePool(bytes);
 }
-
-/** Idle time on a backend socket, or of a streamed upload body, after which the request fails. */
-const IDLE_TIMEOUT_MS = Number(process.env.GATEWAY_IDLE_TIMEOUT_MS) || 120_000;
 
 /**
  * Sends one backend request. `body` is the client's body as a Node stream when the request says `'client'`.
@@ -44,48 +37,36 @@ export function sendNode(
   request: BackendRequest,
   clientBody: () => Readable,
   whenGone?: (abort: () => void) => void,
-): Promise<http.IncomingMessage> {
+): Promise<WireResponse> {
   const url = splitUrl(request.url);
-  const transport = url.protocol === 'https:' ? https : http;
+  const wire = { ...url, method: request.method, headers: headerList(request, url) };
+  const body = request.body;
+  const streamed = body !== undefined && body !== null && !(body instanceof Uint8Array);
   return new Promise((resolve, reject) => {
     let bodyError: unknown;
-    const req = transport.request(
-      {
-        protocol: url.protocol,
-        hostname: url.hostname,
-        port: url.port,
-        path: url.path,
-        method: request.method,
-        headers: headerList(request, url),
-        agent: agents[url.protocol],
-        timeout: IDLE_TIMEOUT_MS,
-      },
-      resolve,
-    );
     let gone = false;
+    let stalledBody: (() => S3Error | undefined) | undefined;
+    const exchange = pool.send(wire, body instanceof Uint8Array ? body : undefined, streamed, IDLE_TIMEOUT_MS, {
+      response: resolve,
+      timeout: () => exchange.destroy(stalledBody?.() ?? new S3Error('GatewayTimeout', 'The backend did not answer in time')),
+      error: (err) => {
+        if (bodyError !== undefined) reject(bodyError);
+        else if (err instanceof S3Error || gone) reject(err);
+        else reject(new S3Error('ServiceUnavailable', 'The backend is unreachable'));
+      },
+    });
     whenGone?.(() => {
       gone = true;
-      req.destroy(new Error('The client went away'));
+      exchange.destroy(new Error('The client went away'));
     });
-    let stalledBody: (() => S3Error | undefined) | undefined;
-    req.on('timeout', () => req.destroy(stalledBody?.() ?? new S3Error('GatewayTimeout', 'The backend did not answer in time')));
-    req.on('error', (err) => {
-      if (bodyError !== undefined) reject(bodyError);
-      else if (err instanceof S3Error || gone) reject(err);
-      else reject(new S3Error('ServiceUnavailable', 'The backend is unreachable'));
+    if (!streamed) return;
+    const source = body === 'client' ? clientBody() : Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
+    source.on('error', (err) => {
+      bodyError = err;
+      exchange.destroy(err);
     });
-    const body = request.body;
-    if (body === undefined || body === null) req.end();
-    else if (body instanceof Uint8Array) req.end(body);
-    else {
-      const source = body === 'client' ? clientBody() : Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
-      source.on('error', (err) => {
-        bodyError = err;
-        req.destroy(err);
-      });
-      stalledBody = watchBodyProgress(source, req);
-      source.pipe(req);
-    }
+    stalledBody = watchBodyProgress(source, exchange);
+    exchange.sendBody(source);
   });
 }
 
@@ -95,21 +76,21 @@ export function sendNode(
  * client that stops sending would otherwise hold the request forever. Which side stalled decides the answer:
  * the backend not draining is 504, the client not sending is S3's 400 RequestTimeout.
  */
-function watchBodyProgress(source: Readable, req: http.ClientRequest): () => S3Error | undefined {
+function watchBodyProgress(source: Readable, exchange: Exchange): () => S3Error | undefined {
   let last = Date.now();
   let sent = false;
   let timer: NodeJS.Timeout | undefined;
   // Which side stalled, while the body is still on its way; undefined once it has all been sent.
   const stall = (): S3Error | undefined => {
     if (sent) return undefined;
-    return req.writableNeedDrain
+    return exchange.needsDrain
       ? new S3Error('GatewayTimeout', 'The backend stopped reading the request body')
       : new S3Error('RequestTimeout', 'Your socket connection to the server was not read from or written to within the timeout period.');
   };
   const check = (): void => {
     const idle = Date.now() - last;
     if (idle < IDLE_TIMEOUT_MS) timer = setTimeout(check, IDLE_TIMEOUT_MS - idle);
-    else req.destroy(stall());
+    else exchange.destroy(stall() ?? new S3Error('GatewayTimeout', 'The backend did not answer in time'));
   };
   timer = setTimeout(check, IDLE_TIMEOUT_MS);
   source.on('data', () => (last = Date.now()));
@@ -118,8 +99,7 @@ function watchBodyProgress(source: Readable, req: http.ClientRequest): () => S3E
     sent = true;
     stop();
   });
-  req.once('response', stop);
-  req.once('close', stop);
+  exchange.onSettled(stop);
   return stall;
 }
 
