@@ -93,8 +93,8 @@ export class Http1Pool {
    * Sends the request head (and `body` when it is in hand) and reads the answer. A streamed body is written
    * through the returned exchange, the head with its first bytes: a body refused before any of it was passed
    * on then never reaches the backend at all (a store in the e2e suite committed the object when a head
-   * arrived and the connection was then cut). Throws for a request that cannot be written (invalid header characters) before
-   * anything is sent.
+   * arrived and the connection was then cut). Throws, before anything is sent, for a request that cannot be
+   * written (invalid header characters).
    */
   send(request: WireRequest, body: Uint8Array | undefined, streamed: boolean, timeoutMs: number, events: ExchangeEvents): Exchange {
     const [head, chunked] = requestHead(request, streamed);
@@ -214,8 +214,8 @@ export class Exchange {
     this.detach = listen(socket, [
       ['data', (data: Buffer) => this.onData(data)],
       ['end', () => this.onEnd()],
-      ['close', () => this.fail(new Error('socket hang up'))],
-      ['error', (err: Error) => this.fail(err)],
+      ['close', () => this.destroy(new Error('socket hang up'))],
+      ['error', (err: Error) => this.destroy(err)],
       ['timeout', () => this.events.timeout()],
       ['drain', () => this.bodySource?.resume()],
     ]);
@@ -266,11 +266,6 @@ export class Exchange {
     callback?.();
   }
 
-  /** Ends the exchange with `err`: the head's error, or the body's if the head was already answered. */
-  destroy(err: Error): void {
-    this.fail(err);
-  }
-
   private onData(data: Buffer): void {
     if (this.done) return;
     try {
@@ -281,7 +276,7 @@ export class Exchange {
       }
       if (data.length > 0) this.readBody(data);
     } catch (err) {
-      this.fail(err instanceof Error ? err : new ProtocolError(String(err)));
+      this.destroy(err instanceof Error ? err : new ProtocolError(String(err)));
     }
   }
 
@@ -339,7 +334,7 @@ export class Exchange {
     response.onRead = () => {
       if (!this.done) this.socket.resume();
     };
-    response.onDestroy = () => this.fail(new Error('The response was abandoned'));
+    response.onDestroy = () => this.destroy(new Error('The response was abandoned'));
     this.settle();
     this.events.response(response);
     if (this.framing.kind === 'none' || (this.framing.kind === 'length' && this.framing.left === 0)) this.complete();
@@ -422,7 +417,7 @@ export class Exchange {
     if (this.response !== undefined && this.framing.kind === 'close') {
       this.keepAlive = false;
       this.complete();
-    } else this.fail(new Error('socket hang up'));
+    } else this.destroy(new Error('socket hang up'));
   }
 
   /** The answer is whole: end its body and hand the connection back, reusable if both sides are done. */
@@ -433,7 +428,8 @@ export class Exchange {
     this.finish(this.keepAlive && this.bodySent);
   }
 
-  private fail(err: Error): void {
+  /** Ends the exchange with `err`: the head's error, or the body's if the head was already answered. */
+  destroy(err: Error): void {
     if (this.done) return;
     this.done = true;
     this.detach();

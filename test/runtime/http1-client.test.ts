@@ -152,6 +152,36 @@ describe('HTTP/1.1 backend client: reading answers', () => {
     backend.close();
   });
 
+  it('GIVEN the backend closes an idle pooled connection THEN the next request opens a new one instead of failing', async () => {
+    let connections = 0;
+    const server = net.createServer((socket) => {
+      connections++;
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
+        setTimeout(() => socket.end(), 20);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const p = pool();
+    expect((await send(p, request(port))).body).toBe('ok');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await send(p, request(port))).body).toBe('ok');
+    expect(connections).toBe(2);
+    server.close();
+  });
+
+  it('GIVEN an answer before the streamed body was all sent THEN the connection is not reused', async () => {
+    const backend = await rawBackend(() => ['HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n']);
+    const p = pool();
+    const body = new Readable({ read() {} });
+    body.push(Buffer.from('first'));
+    expect((await send(p, request(backend.port, 'PUT', ['content-length', '100']), body)).response.statusCode).toBe(403);
+    await send(p, request(backend.port));
+    expect(backend.connections()).toBe(2);
+    backend.close();
+  });
+
   it('GIVEN nothing listening THEN the head fails with the connection error', async () => {
     const closed = await rawBackend(() => []);
     closed.close();
