@@ -40,6 +40,8 @@ export class WireResponse extends Readable {
   onRead: () => void = () => undefined;
   /** Set by the exchange: a reader that gives up on the body gives up the connection too. */
   onDestroy: () => void = () => undefined;
+  /** The whole body has arrived: what is buffered is all of it, and `read()` returns it at once. */
+  whole = false;
 
   override _read(): void {
     this.onRead();
@@ -428,7 +430,10 @@ export class Exchange {
   private complete(): void {
     this.done = true;
     this.detach();
-    this.response?.push(null);
+    if (this.response !== undefined) {
+      this.response.whole = true;
+      this.response.push(null);
+    }
     this.finish(this.keepAlive && this.bodySent);
   }
 

@@ -45,6 +45,8 @@ export async function execute(gateway: Gateway, exchange: NodeExchange): Promise
       return await writeResponse(exchange, head);
     }
     const sink = exchange.start(head.status, head.headers);
+    // A small body is often whole by now (it came with the head): one write, no pipe to set up and tear down.
+    if (backend.whole) return await end(sink, backend.read() ?? undefined, head.status);
     if (exchange.coalesceWrites && !fitsOneRead(head.headers)) coalesceWrites(backend, sink);
     return await stream(backend, sink, head.status);
   } catch (err) {
@@ -115,12 +117,15 @@ async function writeResponse(exchange: NodeExchange, response: ProxyResponse): P
   }
   const bytes = body === null ? undefined : typeof body === 'string' ? Buffer.from(body) : body;
   const headers = bytes === undefined ? response.headers : { ...response.headers, 'content-length': String(bytes.length) };
-  const sink = exchange.start(response.status, headers);
-  await new Promise<void>((resolve, reject) => {
-    sink.once('error', reject);
-    sink.end(bytes, resolve);
+  return end(exchange.start(response.status, headers), bytes, response.status);
+}
+
+/** Ends the sink with `bytes`; settles once it closes, finished or not (the client may go away first). */
+function end(sink: Writable, bytes: Uint8Array | undefined, status: number): Promise<ExchangeResult> {
+  return new Promise((resolve) => {
+    sink.once('close', () => resolve(sink.writableFinished ? { status } : { status, error: new Error('The client went away') }));
+    sink.end(bytes);
   });
-  return { status: response.status };
 }
 
 /** Reads at most `maxBytes`; undefined when the body is larger. */

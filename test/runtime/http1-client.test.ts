@@ -63,6 +63,22 @@ describe('HTTP/1.1 backend client: reading answers', () => {
     backend.close();
   });
 
+  it('GIVEN a body that came with its head THEN the response is whole by the time its reader runs, and read() returns all of it', async () => {
+    const backend = await rawBackend((req) => (req.includes('x-case: split') ? ['HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhe', 'llo'] : ['HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello']));
+    const p = pool();
+    const announced = (req: WireRequest): Promise<WireResponse> =>
+      new Promise((resolve, reject) => p.send(req, undefined, false, 5000, { response: resolve, error: reject, timeout: () => undefined }));
+    const together = await announced(request(backend.port));
+    expect(together.whole).toBe(true);
+    expect(together.read()?.toString()).toBe('hello');
+    const split = await announced(request(backend.port, 'GET', ['x-case', 'split']));
+    expect(split.whole).toBe(false);
+    const chunks: Buffer[] = [];
+    await new Promise((resolve) => split.on('data', (c: Buffer) => chunks.push(c)).on('end', resolve));
+    expect([split.whole, Buffer.concat(chunks).toString()]).toEqual([true, 'hello']);
+    backend.close();
+  });
+
   it('GIVEN a chunked answer with extensions and trailers THEN the body is decoded and the connection reused', async () => {
     const backend = await rawBackend(() => ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n', '3;ext=1\r\nabc\r', '\n', '4\r\ndefg\r\n0\r\nx-trailer: t\r\n', '\r\n']);
     const p = pool();
