@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -98,6 +98,12 @@ export interface GatewayOptions {
    * TypeScript entry under tsx, as a deployment would: benchmarks measure that.
    */
   readonly bundle?: string;
+  /**
+   * Send the process's stdout (its access log) to this file instead of collecting it, as a deployment's log
+   * file would take it: for benchmarks, where a pipe drained by this process would put the test runner's own
+   * CPU into what is measured. `logs()` then has only stderr.
+   */
+  readonly logFile?: string;
 }
 
 /** A loopback port that was free a moment ago (the OS may hand it out again, so use it promptly). */
@@ -126,7 +132,7 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env, CONFIG_PATH: configPath, HOST: '127.0.0.1', PORT: String(options.port ?? 0) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', options.logFile === undefined ? 'pipe' : openSync(options.logFile, 'a'), 'pipe'],
     // Its own process group, so a kill reaches the edge runner's workerd child too (see killGroup).
     detached: true,
   });
