@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -129,13 +129,15 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
     ...(runtime === 'node' ? NODE_SERVER_FLAGS : []),
     ...(options.bundle ? ['--enable-source-maps', options.bundle] : ['--import', 'tsx', ENTRY[runtime]]),
   ];
+  const logFd = options.logFile === undefined ? undefined : openSync(options.logFile, 'a');
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env, CONFIG_PATH: configPath, HOST: '127.0.0.1', PORT: String(options.port ?? 0) },
-    stdio: ['ignore', options.logFile === undefined ? 'pipe' : openSync(options.logFile, 'a'), 'pipe'],
+    stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
     // Its own process group, so a kill reaches the edge runner's workerd child too (see killGroup).
     detached: true,
   });
+  if (logFd !== undefined) closeSync(logFd); // the child has its own copy
   let output = '';
   // Keep the tail only: a benchmark logs millions of lines.
   const collect = (c: Buffer): void => {
