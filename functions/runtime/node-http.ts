@@ -80,17 +80,16 @@ function watchBodyProgress(source: Readable, exchange: Exchange): () => S3Error 
   let last = Date.now();
   let sent = false;
   let timer: NodeJS.Timeout | undefined;
-  // Which side stalled, while the body is still on its way; undefined once it has all been sent.
-  const stall = (): S3Error | undefined => {
-    if (sent) return undefined;
-    return exchange.needsDrain
+  // Which side stalled (asked only while the body is still on its way).
+  const stalled = (): S3Error =>
+    exchange.needsDrain
       ? new S3Error('GatewayTimeout', 'The backend stopped reading the request body')
       : new S3Error('RequestTimeout', 'Your socket connection to the server was not read from or written to within the timeout period.');
-  };
+  // Stopped once the body has all been sent, so it only fires on a stall.
   const check = (): void => {
     const idle = Date.now() - last;
     if (idle < IDLE_TIMEOUT_MS) timer = setTimeout(check, IDLE_TIMEOUT_MS - idle);
-    else exchange.destroy(stall() ?? new S3Error('GatewayTimeout', 'The backend did not answer in time'));
+    else exchange.destroy(stalled());
   };
   timer = setTimeout(check, IDLE_TIMEOUT_MS);
   source.on('data', () => (last = Date.now()));
@@ -100,7 +99,7 @@ function watchBodyProgress(source: Readable, exchange: Exchange): () => S3Error 
     stop();
   });
   exchange.onSettled(stop);
-  return stall;
+  return () => (sent ? undefined : stalled());
 }
 
 /** A BackendClient for the core, built on sendNode; the core never streams the client's body through it. */
