@@ -6,12 +6,17 @@ import { rawRequest } from '../support/raw-request';
 /**
  * An upload whose body stops moving never holds a request forever: the Node server fails it after the idle
  * timeout (shortened here through GATEWAY_IDLE_TIMEOUT_MS) with S3's 400 RequestTimeout, and the backend
- * (Ceph RGW, which commits only complete bodies) holds nothing. (On Lambda the platform buffers the whole body before the function runs.)
+ * (Ceph RGW, which commits only complete bodies) holds nothing; a backend that stops reading is 504. (On Lambda the platform buffers the whole body before the function runs.)
  */
 let backend: Rgw;
 let gw: RunningGateway;
+/** A backend that accepts connections and never reads from them: a store that stopped taking the body. */
+let deaf: net.Server;
 
 beforeAll(async () => {
+  deaf = net.createServer((socket) => socket.pause());
+  await new Promise<void>((resolve) => deaf.listen(0, '127.0.0.1', resolve));
+  const deafPort = (deaf.address() as net.AddressInfo).port;
   backend = await startRgw();
   await createBucket(backend, 'uploads');
   gw = await startGateway('node', {
@@ -25,11 +30,18 @@ bucket_name = "uploads"
 access_key_id = "${backend.accessKeyId}"
 secret_access_key = "${backend.secretAccessKey}"
 
+[[buckets]]
+name = "deaf"
+backend_type = "s3"
+[buckets.backend_options]
+endpoint = "http://127.0.0.1:${deafPort}"
+bucket_name = "uploads"
+
 [[credentials]]
 access_key_id = "WRITERKEY00000000000"
 secret_access_key = "writer/secret/key/000000000000000000000"
 [[credentials.allowed_scopes]]
-bucket = "up"
+bucket = "*"
 prefixes = []
 actions = ["put_object", "get_object"]
 `,
@@ -40,6 +52,7 @@ actions = ["put_object", "get_object"]
 afterAll(async () => {
   await gw?.stop();
   await backend?.stop();
+  deaf?.close();
 });
 
 it('answers 400 RequestTimeout when the client stops sending mid-body, and stores nothing', async () => {
@@ -63,7 +76,11 @@ it('answers 400 RequestTimeout when the client stops sending mid-body, and store
       socket.write(Buffer.alloc(512 * 1024, 'x')); // half the declared body, then silence
     });
     let received = '';
-    socket.on('data', (c: Buffer) => (received += c.toString()));
+    socket.on('data', (c: Buffer) => {
+      received += c.toString();
+      // The gateway keeps the connection open after its answer; the error document ends it for us.
+      if (received.includes('</Error>')) socket.destroy();
+    });
     socket.on('close', () => resolve(received));
     socket.on('error', () => resolve(received));
     setTimeout(() => socket.destroy(), 15_000);
@@ -72,4 +89,39 @@ it('answers 400 RequestTimeout when the client stops sending mid-body, and store
   expect(answer).toContain('<Code>RequestTimeout</Code>');
   const read = await rawRequest(gw.endpoint, { method: 'GET', target: '/up/stalled.bin' }, { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' });
   expect(read.status).toBe(404);
+}, 30_000);
+
+it('answers 504 GatewayTimeout when the backend stops reading the body, however fast the client sends', async () => {
+  const { signRequest } = await import('../../functions/core/sigv4');
+  const size = 64 * 1024 * 1024; // far more than the connection and socket buffers on the way hold
+  const url = `${gw.endpoint}/deaf/never-read.bin`;
+  const headers = await signRequest({
+    method: 'PUT',
+    url,
+    headers: { 'content-length': String(size) },
+    payloadHash: 'UNSIGNED-PAYLOAD',
+    credentials: { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' },
+    region: 'us-east-1',
+    service: 's3',
+    now: Date.now(),
+  });
+  const { port } = new URL(gw.endpoint);
+  const answer = await new Promise<string>((resolve) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () => {
+      const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
+      socket.write(`PUT /deaf/never-read.bin HTTP/1.1\r\n${head}\r\n\r\n`);
+      socket.write(Buffer.alloc(size, 'x')); // all of it at once: the client never stalls
+    });
+    let received = '';
+    socket.on('data', (c: Buffer) => {
+      received += c.toString();
+      // The gateway keeps the connection open after its answer; the error document ends it for us.
+      if (received.includes('</Error>')) socket.destroy();
+    });
+    socket.on('close', () => resolve(received));
+    socket.on('error', () => resolve(received));
+    setTimeout(() => socket.destroy(), 15_000);
+  });
+  expect(answer).toMatch(/^HTTP\/1\.1 504/);
+  expect(answer).toContain('<Code>GatewayTimeout</Code>');
 }, 30_000);
