@@ -55,25 +55,30 @@ afterAll(async () => {
   deaf?.close();
 });
 
-it('answers 400 RequestTimeout when the client stops sending mid-body, and stores nothing', async () => {
+const WRITER = { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' };
+
+/**
+ * A signed PUT declaring `declared` bytes, sent on a raw socket with only `sent` of them (then silence);
+ * resolves with everything the gateway answered.
+ */
+async function rawPut(target: string, declared: number, sent: number): Promise<string> {
   const { signRequest } = await import('../../functions/core/sigv4');
-  const url = `${gw.endpoint}/up/stalled.bin`;
   const headers = await signRequest({
     method: 'PUT',
-    url,
-    headers: { 'content-length': '1048576' },
+    url: `${gw.endpoint}${target}`,
+    headers: { 'content-length': String(declared) },
     payloadHash: 'UNSIGNED-PAYLOAD',
-    credentials: { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' },
+    credentials: WRITER,
     region: 'us-east-1',
     service: 's3',
     now: Date.now(),
   });
   const { port } = new URL(gw.endpoint);
-  const answer = await new Promise<string>((resolve) => {
+  return new Promise<string>((resolve) => {
     const socket = net.connect(Number(port), '127.0.0.1', () => {
       const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
-      socket.write(`PUT /up/stalled.bin HTTP/1.1\r\n${head}\r\n\r\n`);
-      socket.write(Buffer.alloc(512 * 1024, 'x')); // half the declared body, then silence
+      socket.write(`PUT ${target} HTTP/1.1\r\n${head}\r\n\r\n`);
+      socket.write(Buffer.alloc(sent, 'x'));
     });
     let received = '';
     socket.on('data', (c: Buffer) => {
@@ -85,43 +90,20 @@ it('answers 400 RequestTimeout when the client stops sending mid-body, and store
     socket.on('error', () => resolve(received));
     setTimeout(() => socket.destroy(), 15_000);
   });
+}
+
+it('answers 400 RequestTimeout when the client stops sending mid-body, and stores nothing', async () => {
+  const answer = await rawPut('/up/stalled.bin', 1024 * 1024, 512 * 1024); // half the declared body, then silence
   expect(answer).toMatch(/^HTTP\/1\.1 400/);
   expect(answer).toContain('<Code>RequestTimeout</Code>');
-  const read = await rawRequest(gw.endpoint, { method: 'GET', target: '/up/stalled.bin' }, { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' });
+  const read = await rawRequest(gw.endpoint, { method: 'GET', target: '/up/stalled.bin' }, WRITER);
   expect(read.status).toBe(404);
 }, 30_000);
 
 it('answers 504 GatewayTimeout when the backend stops reading the body, however fast the client sends', async () => {
-  const { signRequest } = await import('../../functions/core/sigv4');
-  const size = 64 * 1024 * 1024; // far more than the connection and socket buffers on the way hold
-  const url = `${gw.endpoint}/deaf/never-read.bin`;
-  const headers = await signRequest({
-    method: 'PUT',
-    url,
-    headers: { 'content-length': String(size) },
-    payloadHash: 'UNSIGNED-PAYLOAD',
-    credentials: { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' },
-    region: 'us-east-1',
-    service: 's3',
-    now: Date.now(),
-  });
-  const { port } = new URL(gw.endpoint);
-  const answer = await new Promise<string>((resolve) => {
-    const socket = net.connect(Number(port), '127.0.0.1', () => {
-      const head = Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n');
-      socket.write(`PUT /deaf/never-read.bin HTTP/1.1\r\n${head}\r\n\r\n`);
-      socket.write(Buffer.alloc(size, 'x')); // all of it at once: the client never stalls
-    });
-    let received = '';
-    socket.on('data', (c: Buffer) => {
-      received += c.toString();
-      // The gateway keeps the connection open after its answer; the error document ends it for us.
-      if (received.includes('</Error>')) socket.destroy();
-    });
-    socket.on('close', () => resolve(received));
-    socket.on('error', () => resolve(received));
-    setTimeout(() => socket.destroy(), 15_000);
-  });
+  // All of it at once, far more than the connection and socket buffers on the way hold: the client never stalls.
+  const size = 64 * 1024 * 1024;
+  const answer = await rawPut('/deaf/never-read.bin', size, size);
   expect(answer).toMatch(/^HTTP\/1\.1 504/);
   expect(answer).toContain('<Code>GatewayTimeout</Code>');
 }, 30_000);
