@@ -13,7 +13,7 @@ import { discoveryResponse } from './oidc/discovery';
 import { stsTokenExchange, type TokenExchange } from './oidc/exchange';
 import { readIdentityProvider, type IdentityProvider } from './oidc/provider-key';
 import { bucketLocation, headBucket, listBuckets } from './operations/buckets';
-import type { BucketContext, RequestContext } from './operations/context';
+import { type BucketContext, inBucket, type RequestContext } from './operations/context';
 import { getObject } from './operations/get-object';
 import { listMapped } from './operations/list-mapped';
 import { listObjects, listParams } from './operations/list-objects';
@@ -143,7 +143,7 @@ export class Gateway {
     if (!bucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: operation.bucket });
     if ('key' in operation) validateKey(operation.key);
     const store = this.stores.get(bucket.name) as ObjectStore;
-    return this.run(operation, { ...ctx, bucket, store });
+    return this.run(operation, inBucket(ctx, bucket, store));
   }
 
   private async run(op: BucketOperation, ctx: BucketContext): Promise<Dispatch> {
@@ -238,7 +238,7 @@ export class Gateway {
    */
   private async runPrefixLevel(mapped: Extract<MappedOperation, { level: 'prefix' }>, ctx: RequestContext): Promise<Dispatch> {
     const children = mapped.children.map((child) => {
-      const childCtx: BucketContext = { ...ctx, bucket: child.bucket, store: this.stores.get(child.bucket.name) as ObjectStore };
+      const childCtx = inBucket(ctx, child.bucket, this.stores.get(child.bucket.name) as ObjectStore);
       return { path: child.path, ctx: childCtx, visible: mayList(childCtx) };
     });
     if (!children.some((child) => child.visible)) throw accessDenied();

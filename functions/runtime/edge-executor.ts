@@ -44,7 +44,7 @@ export async function execute(
   } catch (err) {
     // Nothing has been sent yet: the client gets the S3 error for what went wrong.
     const exchange = complete(request, gateway.failure(err, request));
-    return { response: exchange.response, settled: exchange.settled.then((result) => ({ ...result, error: err })) };
+    return { response: exchange.response, settled: exchange.settled.then((result) => ({ status: result.status, error: err })) };
   }
 }
 

@@ -51,7 +51,8 @@ export async function execute(gateway: Gateway, exchange: NodeExchange): Promise
     return await stream(backend, sink, head.status);
   } catch (err) {
     // Nothing has been sent yet: the client gets the S3 error for what went wrong.
-    return { ...(await writeResponse(exchange, gateway.failure(err, exchange.request))), error: err };
+    const { status } = await writeResponse(exchange, gateway.failure(err, exchange.request));
+    return { status, error: err };
   }
 }
 
@@ -116,7 +117,7 @@ async function writeResponse(exchange: NodeExchange, response: ProxyResponse): P
     return { status: response.status };
   }
   const bytes = body === null ? undefined : typeof body === 'string' ? Buffer.from(body) : body;
-  const headers = bytes === undefined ? response.headers : { ...response.headers, 'content-length': String(bytes.length) };
+  const headers = bytes === undefined ? response.headers : Object.assign({}, response.headers, { 'content-length': String(bytes.length) });
   return end(exchange.start(response.status, headers), bytes, response.status);
 }
 

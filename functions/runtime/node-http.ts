@@ -39,7 +39,9 @@ export function sendNode(
   whenGone?: (abort: () => void) => void,
 ): Promise<WireResponse> {
   const url = splitUrl(request.url);
-  const wire = { ...url, method: request.method, headers: headerList(request, url) };
+  // Not `{ ...url, method, headers }`: a new hidden class per request (see inBucket in core/operations/context.ts).
+  const { protocol, hostname, port, path } = url;
+  const wire = { protocol, hostname, port, path, method: request.method, headers: headerList(request, url) };
   const body = request.body;
   const streamed = body !== undefined && body !== null && !(body instanceof Uint8Array);
   return new Promise((resolve, reject) => {

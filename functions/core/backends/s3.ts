@@ -68,7 +68,7 @@ export class S3Store implements ObjectStore {
    */
   async send(request: StoreRequest, signal?: AbortSignal): Promise<BackendResponse> {
     const url = this.url(request.key, request.query);
-    const headers: HeaderMap = { ...request.headers };
+    const headers: HeaderMap = Object.assign({}, request.headers);
     let payloadHash = EMPTY_SHA256;
     if (request.body !== undefined) {
       headers['content-length'] = String(request.body.length);

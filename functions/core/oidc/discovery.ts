@@ -66,6 +66,6 @@ export async function discoveryResponse(provider: IdentityProvider, request: Pro
     'access-control-allow-origin': '*',
     'x-amz-request-id': request.requestId,
   };
-  if (request.method === 'HEAD') return { status: 200, headers: { ...headers, 'content-length': String(body.length) }, body: null };
+  if (request.method === 'HEAD') return { status: 200, headers: Object.assign({}, headers, { 'content-length': String(body.length) }), body: null };
   return { status: 200, headers, body };
 }

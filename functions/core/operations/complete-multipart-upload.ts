@@ -74,7 +74,7 @@ async function complete(
   const body = new TextEncoder().encode(
     buildXml('CompleteMultipartUpload', { Part: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) }, S3_XMLNS),
   );
-  const headers = { ...completeHeaders(ctx.request.headers), 'content-type': 'application/xml' };
+  const headers = Object.assign(completeHeaders(ctx.request.headers), { 'content-type': 'application/xml' });
   const response = await store.send({ method: 'POST', key, query: { uploadId }, headers, body }, ctx.request.signal);
   const read = await readDocument(response, 'CompleteMultipartUploadResult', ctx.requestId);
   if (read.response) return read.response;

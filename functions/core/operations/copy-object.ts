@@ -87,7 +87,7 @@ function normalizeEndpoint(endpoint: string): string {
 export async function copyObject(ctx: BucketContext, key: string, source: CopySource, sourceBucket: Bucket): Promise<ProxyResponse> {
   const backends = copyableBackends(sourceBucket, ctx.bucket);
   const store = s3StoreOf(ctx, 'CopyObject');
-  const headers = { ...copyHeaders(ctx.request.headers), 'x-amz-copy-source': backendCopySource(source, backends.source) };
+  const headers = Object.assign(copyHeaders(ctx.request.headers), { 'x-amz-copy-source': backendCopySource(source, backends.source) });
   const response = await store.send({ method: 'PUT', key, headers }, ctx.request.signal);
   return passThrough(response, await backendBytes(response.body), ctx.requestId);
 }

@@ -96,7 +96,7 @@ async function run(ctx: BucketContext, store: Store, mayDelete: KeyAuthorizer, b
     listOf(result, name).flatMap((entry) => {
       const fields = textFields(entry);
       const key = store.virtualKey(fields.Key ?? '');
-      return key === undefined ? [] : [{ ...fields, Key: key }];
+      return key === undefined ? [] : [Object.assign(fields, { Key: key })];
     });
   return documentResponse('DeleteResult', { Deleted: mapped('Deleted'), Error: [...mapped('Error'), ...denied] }, ctx.requestId, documentHeaders(response));
 }

@@ -66,7 +66,7 @@ export async function listMultipartUploads(ctx: BucketContext, params: ListUploa
   for (const upload of listOf(result, 'Upload')) {
     const key = virtual(childOf(upload, 'Key'));
     if (key === undefined || !allowed(key)) continue;
-    uploads.push({ ...toXmlNode(upload), Key: encode(key) });
+    uploads.push(Object.assign(toXmlNode(upload), { Key: encode(key) }));
   }
   const prefixes: XmlNode[] = [];
   for (const cp of listOf(result, 'CommonPrefixes')) {

@@ -16,5 +16,5 @@ export async function listParts(ctx: BucketContext, key: string, uploadId: strin
   const response = await store.send({ method: 'GET', key, query, headers: {} }, ctx.request.signal);
   const read = await readDocument(response, 'ListPartsResult', ctx.requestId);
   if (read.response) return read.response;
-  return documentResponse('ListPartsResult', { ...toXmlNode(read.document), Bucket: ctx.bucket.name, Key: key }, ctx.requestId, documentHeaders(response));
+  return documentResponse('ListPartsResult', Object.assign(toXmlNode(read.document), { Bucket: ctx.bucket.name, Key: key }), ctx.requestId, documentHeaders(response));
 }

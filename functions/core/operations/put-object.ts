@@ -13,7 +13,7 @@ export function putObject(ctx: BucketContext, key: string): Promise<Dispatch> {
     ctx.store.forwardObject({
       method: 'PUT',
       key,
-      headers: { ...putHeaders(ctx.request.headers), ...upload.headers },
+      headers: Object.assign(putHeaders(ctx.request.headers), upload.headers),
       body: upload.body,
       payloadHash: upload.payloadHash,
       requestId: ctx.requestId,

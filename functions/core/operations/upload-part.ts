@@ -15,7 +15,7 @@ export function uploadPart(ctx: BucketContext, key: string, uploadId: string, pa
       method: 'PUT',
       key,
       query: { partNumber: String(partNumber), uploadId },
-      headers: { ...uploadPartHeaders(ctx.request.headers), ...upload.headers },
+      headers: Object.assign(uploadPartHeaders(ctx.request.headers), upload.headers),
       body: upload.body,
       payloadHash: upload.payloadHash,
       requestId: ctx.requestId,

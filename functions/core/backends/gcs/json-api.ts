@@ -97,7 +97,7 @@ export class GcsJsonApi {
       respond: (status, responseHeaders) => {
         if (precondition !== undefined) return precondition === 304 ? emptyResponse(304, request.requestId, { etag: headers.etag, 'last-modified': headers['last-modified'] }) : s3ErrorResponse(new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold'), request);
         if (status >= 400) return s3ErrorResponse(gcsError(status), request);
-        const out: HeaderMap = { ...headers };
+        const out: HeaderMap = Object.assign({}, headers);
         for (const h of ['content-length', 'content-range', 'accept-ranges']) {
           const value = responseHeaders.get(h);
           if (value !== null) out[h] = value;

@@ -93,7 +93,7 @@ export async function signUrl(request: GcsSignRequest, key: RsaKey): Promise<Gcs
   }
   const timestamp = googDate(request.now);
   const scope = `${timestamp.slice(0, 8)}/auto/storage/goog4_request`;
-  const headers = canonicalHeaders({ ...request.headers, host: request.host });
+  const headers = canonicalHeaders(Object.assign({}, request.headers, { host: request.host }));
   const payloadHash = headers.find(([name]) => name === 'x-goog-content-sha256')?.[1] ?? UNSIGNED_PAYLOAD;
   const query = canonicalQuery({
     ...request.query,

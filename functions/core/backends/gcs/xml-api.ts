@@ -74,7 +74,7 @@ export class GcsXmlApi {
     const url = await this.url(request.method, path, query, signed);
     return {
       kind: 'forward',
-      request: { method: request.method, url, headers: { ...signed, ...unsigned }, body: request.method === 'PUT' ? request.body ?? null : null },
+      request: { method: request.method, url, headers: Object.assign({}, signed, unsigned), body: request.method === 'PUT' ? request.body ?? null : null },
       respond: (status, headers) => respond(request, status, headers),
     };
   }
