@@ -5,7 +5,17 @@ import { join } from 'node:path';
 export interface ScenarioResult {
   readonly scenario: string;
   readonly unit: string;
-  readonly targets: readonly { target: string; value: number; p50Ms: number; p99Ms: number; errors: number; requests: number }[];
+  readonly targets: readonly {
+    target: string;
+    /** The median of `rounds`. */
+    value: number;
+    /** Throughput of each round, in the order run: their spread says how far one number can be trusted. */
+    rounds: readonly number[];
+    p50Ms: number;
+    p99Ms: number;
+    errors: number;
+    requests: number;
+  }[];
 }
 
 export interface Report {
@@ -21,6 +31,7 @@ export interface Report {
 }
 
 const fixed = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+const range = (xs: readonly number[]): string => (xs.length === 0 ? '–' : `${fixed(Math.min(...xs), 0)}-${fixed(Math.max(...xs), 0)}`);
 
 export function toMarkdown(report: Report): string {
   const lines = [
@@ -28,8 +39,8 @@ export function toMarkdown(report: Report): string {
     ``,
     `${report.date}${report.quick ? ' (quick smoke run: numbers are not meaningful)' : ''}${report.only !== undefined ? ` (only scenarios named "${report.only}")` : ''}; ${report.rounds} interleaved round(s) per scenario; 2-core machine, loopback.`,
     ``,
-    `| Scenario | Target | Throughput | p50 ms | p99 ms | vs direct | vs nginx | vs node hop | errors |`,
-    `|---|---|---|---|---|---|---|---|---|`,
+    `| Scenario | Target | Throughput | rounds (min-max) | p50 ms | p99 ms | vs direct | vs nginx | vs node hop | errors |`,
+    `|---|---|---|---|---|---|---|---|---|---|`,
   ];
   for (const s of report.results) {
     const direct = s.targets.find((t) => t.target === 'direct')?.value;
@@ -39,11 +50,11 @@ export function toMarkdown(report: Report): string {
     for (const t of s.targets) {
       // A target that answered every request with an error has no throughput to compare, only a refusal.
       if (t.requests > 0 && t.errors >= t.requests) {
-        lines.push(`| ${s.scenario} | ${t.target} | – (every request refused) | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | – | – | – | ${t.errors} |`);
+        lines.push(`| ${s.scenario} | ${t.target} | – (every request refused) | – | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | – | – | – | ${t.errors} |`);
         continue;
       }
       lines.push(
-        `| ${s.scenario} | ${t.target} | ${fixed(t.value)} ${s.unit} | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | ${ratio(t.value, direct)} | ${ratio(t.value, nginx)} | ${ratio(t.value, nodeHop)} | ${t.errors} |`,
+        `| ${s.scenario} | ${t.target} | ${fixed(t.value)} ${s.unit} | ${range(t.rounds)} | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | ${ratio(t.value, direct)} | ${ratio(t.value, nginx)} | ${ratio(t.value, nodeHop)} | ${t.errors} |`,
       );
     }
   }

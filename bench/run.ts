@@ -23,7 +23,7 @@ import { benchOptions, selectScenarios } from './options';
 import { buildBundles } from '../scripts/build';
 
 const { quick: QUICK, only: ONLY } = benchOptions(process.argv.slice(2));
-const ROUNDS = QUICK ? 1 : 3;
+const ROUNDS = QUICK ? 1 : 5;
 const DURATION_MS = QUICK ? 300 : 3000;
 const MiB = 1024 * 1024;
 const KEY = { accessKeyId: 'BENCHKEY000000000000', secretAccessKey: 'bench/secret/key/00000000000000000000000' };
@@ -194,11 +194,12 @@ async function main(): Promise<void> {
 }
 
 function summarize(name: string, runs: LoadResult[], scenario: Scenario): ScenarioResult['targets'][number] {
-  const values = runs.map((r) => metric(scenario, r)).sort((a, b) => a - b);
+  const rounds = runs.map((r) => metric(scenario, r));
   const median = (xs: number[]): number => xs[Math.floor(xs.length / 2)] ?? 0;
   return {
     target: name,
-    value: median(values),
+    value: median([...rounds].sort((a, b) => a - b)),
+    rounds,
     p50Ms: median(runs.map((r) => r.p50Ms).sort((a, b) => a - b)),
     p99Ms: median(runs.map((r) => r.p99Ms).sort((a, b) => a - b)),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
