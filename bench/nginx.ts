@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { spawnServer } from './session';
 
 /**
  * nginx twice over: a static file server standing in for a fast unsigned S3 backend (path-style
@@ -59,7 +60,7 @@ ${proxies}
 `;
   const confPath = join(dir, 'nginx.conf');
   writeFileSync(confPath, conf);
-  const child: ChildProcess = spawn('nginx', ['-c', confPath, '-p', dir, '-g', 'daemon off;'], { stdio: 'ignore' });
+  const child: ChildProcess = spawnServer('nginx', ['-c', confPath, '-p', dir, '-g', 'daemon off;'], { stdio: 'ignore' });
   await new Promise<void>((resolve, reject) => {
     child.once('error', (err) => reject(new Error(`nginx failed to start (apt-get install nginx): ${err.message}`)));
     const poll = async (attempt: number): Promise<void> => {

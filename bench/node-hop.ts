@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { freePort } from './nginx';
+import { spawnServer } from './session';
 
 /**
  * A bare `node:http` keep-alive reverse proxy, one per upstream: what any hop built on Node's HTTP stack
@@ -21,7 +22,7 @@ export async function startNodeHop(dir: string, upstreams: readonly string[]): P
   const urls: string[] = [];
   for (const upstream of upstreams) {
     const port = await freePort();
-    children.push(spawn(process.execPath, [script, String(port), upstream], { stdio: ['ignore', 'ignore', 'inherit'] }));
+    children.push(spawnServer(process.execPath, [script, String(port), upstream], { stdio: ['ignore', 'ignore', 'inherit'] }));
     urls.push(`http://127.0.0.1:${port}`);
   }
   for (const url of urls) await waitFor(url);

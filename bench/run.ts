@@ -129,7 +129,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   chmodSync(dir, 0o755); // nginx workers run as an unprivileged user and must read the files
   // memstore keeps objects in RAM, 1 GiB by default: the scenarios write several GiB (a full store stops reading).
-  const rgw = await startRgw({ extraConf: { 'memstore device bytes': String(8 * 1024 * MiB) } });
+  const rgw = await startRgw({ extraConf: { 'memstore device bytes': String(8 * 1024 * MiB) }, ownSession: true });
   let nginx: Nginx | undefined;
   let nodeHop: NodeHop | undefined;
   const gateways: RunningGateway[] = [];

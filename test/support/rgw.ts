@@ -28,6 +28,11 @@ export interface RgwOptions {
   sts?: boolean;
   /** Extra ceph.conf settings; they override the harness defaults (keys compared ignoring `_`/`-`/space). */
   extraConf?: Record<string, string>;
+  /**
+   * Run the daemons in a session of their own. Benchmarks want it: Linux's autogroup scheduler shares CPU
+   * between sessions, so every server they measure runs in its own (see bench/session.ts).
+   */
+  ownSession?: boolean;
 }
 
 export interface Rgw {
@@ -145,6 +150,7 @@ interface ClusterLayout {
   fsid: string;
   monPort: number;
   rgwPort: number;
+  ownSession: boolean;
 }
 
 function baseSettings({ dir, fsid, monPort, rgwPort }: ClusterLayout): Record<string, string> {
@@ -241,13 +247,13 @@ function runCommand(conf: string, binary: string, args: string[]): Promise<strin
  * setpriv --pdeathsig KILL makes the kernel kill the daemon if the test process dies without
  * running its 'exit' handlers (SIGKILL, crash). It execs in place, so the PID is the daemon's.
  */
-async function spawnDaemon(conf: string, dir: string, name: string, binary: string, args: string[]): Promise<Daemon> {
+async function spawnDaemon(conf: string, dir: string, ownSession: boolean, name: string, binary: string, args: string[]): Promise<Daemon> {
   const outFd = openSync(join(dir, 'log', `${name}.out`), 'a');
   const usePdeathsig = await isExecutableOnPath('setpriv');
   const [command, argv] = usePdeathsig
     ? ['setpriv', ['--pdeathsig', 'KILL', binary, '-c', conf, '-f', ...args]]
     : [binary, ['-c', conf, '-f', ...args]];
-  const child = spawn(command, argv, { env: commandEnv(conf), stdio: ['ignore', outFd, outFd] });
+  const child = spawn(command, argv, { env: commandEnv(conf), stdio: ['ignore', outFd, outFd], detached: ownSession });
   closeSync(outFd); // the child holds its own copy
   liveChildren.add(child);
   const exited = new Promise<void>((resolve) => {
@@ -371,7 +377,7 @@ class Cluster {
   async spawn(name: string, binary: string, args: string[]): Promise<void> {
     // A start that timed out keeps running in the background; it must not spawn after stop().
     if (this.stopping) throw new Error(`not starting ${name}: cluster is stopping`);
-    const daemon = await spawnDaemon(this.conf, this.layout.dir, name, binary, args);
+    const daemon = await spawnDaemon(this.conf, this.layout.dir, this.layout.ownSession, name, binary, args);
     this.daemons.push(daemon);
     void daemon.exited.then(() => {
       if (!this.stopping) {
@@ -450,7 +456,7 @@ export async function startRgw(options: RgwOptions = {}): Promise<Rgw> {
   const dir = await mkdtemp(join(tmpdir(), 'rgw-'));
   liveDirs.add(dir);
   const [monPort, rgwPort] = await freePorts(2);
-  const cluster = new Cluster({ dir, fsid: randomUUID(), monPort, rgwPort });
+  const cluster = new Cluster({ dir, fsid: randomUUID(), monPort, rgwPort, ownSession: options.ownSession ?? false });
   const rgw: Rgw = {
     endpoint: `http://127.0.0.1:${rgwPort}`,
     port: rgwPort,
