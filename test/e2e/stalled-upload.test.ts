@@ -12,9 +12,13 @@ let backend: Rgw;
 let gw: RunningGateway;
 /** A backend that accepts connections and never reads from them: a store that stopped taking the body. */
 let deaf: net.Server;
+const deafSockets = new Set<net.Socket>();
 
 beforeAll(async () => {
-  deaf = net.createServer((socket) => socket.pause());
+  deaf = net.createServer((socket) => {
+    socket.pause();
+    deafSockets.add(socket);
+  });
   await new Promise<void>((resolve) => deaf.listen(0, '127.0.0.1', resolve));
   const deafPort = (deaf.address() as net.AddressInfo).port;
   backend = await startRgw();
@@ -53,6 +57,8 @@ afterAll(async () => {
   await gw?.stop();
   await backend?.stop();
   deaf?.close();
+  // Paused, they never read the gateway's close: end them here, or they outlive the suite.
+  for (const socket of deafSockets) socket.destroy();
 });
 
 const WRITER = { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' };

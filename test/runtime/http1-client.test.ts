@@ -7,8 +7,11 @@ import { Http1Pool, type WireRequest, type WireResponse } from '../../functions/
 async function rawBackend(answer: (request: string) => Array<string | Buffer>): Promise<{ port: number; connections: () => number; requests: string[]; close: () => void }> {
   let connections = 0;
   const requests: string[] = [];
+  const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     connections++;
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
     let buffered = '';
     socket.on('data', (data) => {
       buffered += data.toString('latin1');
@@ -23,7 +26,12 @@ async function rawBackend(answer: (request: string) => Array<string | Buffer>): 
     socket.on('error', () => undefined);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: (server.address() as AddressInfo).port, connections: () => connections, requests, close: () => server.close() };
+  // Closing also ends the connections a client's pool still holds, so no socket outlives the test.
+  const close = (): void => {
+    server.close();
+    for (const socket of sockets) socket.destroy();
+  };
+  return { port: (server.address() as AddressInfo).port, connections: () => connections, requests, close };
 }
 
 const pool = (): Http1Pool => new Http1Pool({ idleMs: 4000, maxIdlePerOrigin: 4 });
