@@ -247,7 +247,7 @@ function runCommand(conf: string, binary: string, args: string[]): Promise<strin
  * setpriv --pdeathsig KILL makes the kernel kill the daemon if the test process dies without
  * running its 'exit' handlers (SIGKILL, crash). It execs in place, so the PID is the daemon's.
  */
-async function spawnDaemon(conf: string, dir: string, ownSession: boolean, name: string, binary: string, args: string[]): Promise<Daemon> {
+async function spawnDaemon(conf: string, { dir, ownSession }: ClusterLayout, name: string, binary: string, args: string[]): Promise<Daemon> {
   const outFd = openSync(join(dir, 'log', `${name}.out`), 'a');
   const usePdeathsig = await isExecutableOnPath('setpriv');
   const [command, argv] = usePdeathsig
@@ -377,7 +377,7 @@ class Cluster {
   async spawn(name: string, binary: string, args: string[]): Promise<void> {
     // A start that timed out keeps running in the background; it must not spawn after stop().
     if (this.stopping) throw new Error(`not starting ${name}: cluster is stopping`);
-    const daemon = await spawnDaemon(this.conf, this.layout.dir, this.layout.ownSession, name, binary, args);
+    const daemon = await spawnDaemon(this.conf, this.layout, name, binary, args);
     this.daemons.push(daemon);
     void daemon.exited.then(() => {
       if (!this.stopping) {
