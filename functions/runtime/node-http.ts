@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { S3Error } from '../core/errors';
 import type { BackendClient, BackendRequest } from '../core/http';
-import { type Exchange, Http1Pool, type WireResponse } from './http1-client';
+import { type Exchange, Http1Pool, type WireRequest, type WireResponse } from './http1-client';
 import { NodeHeaders } from './node-headers';
 
 /** Idle time on a backend socket, or of a streamed upload body, after which the request fails. */
@@ -38,10 +38,7 @@ export function sendNode(
   clientBody: () => Readable,
   whenGone?: (abort: () => void) => void,
 ): Promise<WireResponse> {
-  const url = splitUrl(request.url);
-  // Not `{ ...url, method, headers }`: a new hidden class per request (see inBucket in core/operations/context.ts).
-  const { protocol, hostname, port, path } = url;
-  const wire = { protocol, hostname, port, path, method: request.method, headers: headerList(request, url) };
+  const wire = wireRequest(request);
   const body = request.body;
   const streamed = body !== undefined && body !== null && !(body instanceof Uint8Array);
   return new Promise((resolve, reject) => {
@@ -102,6 +99,14 @@ function watchBodyProgress(source: Readable, exchange: Exchange): () => S3Error 
   });
   exchange.onSettled(stop);
   return () => (sent ? undefined : stalled());
+}
+
+/** The request as the HTTP/1.1 client sends it: target split from the URL, headers as Node's flat list. */
+export function wireRequest(request: BackendRequest): WireRequest {
+  const url = splitUrl(request.url);
+  // Not `{ ...url, method, headers }`: a new hidden class per request (see inBucket in core/operations/context.ts).
+  const { protocol, hostname, port, path } = url;
+  return { protocol, hostname, port, path, method: request.method, headers: headerList(request, url) };
 }
 
 /** A BackendClient for the core, built on sendNode; the core never streams the client's body through it. */

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { getDefaultHighWaterMark, Readable } from 'node:stream';
 import type { BackendRequest } from '../../functions/core/http';
 import type { WireResponse } from '../../functions/runtime/http1-client';
-import { headerList, sendNode, splitUrl, useBackendBuffers } from '../../functions/runtime/node-http';
+import { headerList, sendNode, splitUrl, useBackendBuffers, wireRequest } from '../../functions/runtime/node-http';
+import { keepsOneHiddenClass } from '../support/hidden-class';
 
 describe('Node backend requests: the URL and headers that go on the wire', () => {
   it('GIVEN URLs with dot segments, escapes, IPv6 and no port THEN they split without normalizing', () => {
@@ -39,6 +40,12 @@ describe('Node backend requests: the URL and headers that go on the wire', () =>
   it('GIVEN a GET, HEAD or DELETE, or a streamed body THEN no length is added', () => {
     for (const method of ['GET', 'HEAD', 'DELETE']) expect(list(method, 'http://h/b/k', { host: 'h' })).toEqual(['host', 'h']);
     expect(list('PUT', 'http://h/b/k', { host: 'h' }, 'client')).toEqual(['host', 'h']);
+  });
+
+  it('GIVEN many backend requests THEN each goes to the client as its target, method and header list, all of one hidden class', () => {
+    const request = (i: number): BackendRequest => ({ method: 'GET', url: `http://h:9000/b/k${i}?x=1`, headers: { host: 'h:9000' } });
+    expect(wireRequest(request(1))).toEqual({ protocol: 'http:', hostname: 'h', port: '9000', path: '/b/k1?x=1', method: 'GET', headers: ['host', 'h:9000'] });
+    expect(keepsOneHiddenClass((i) => wireRequest(request(i)))).toBe(true);
   });
 
   describe('against a listening server', () => {
