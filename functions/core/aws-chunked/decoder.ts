@@ -9,9 +9,10 @@
  * held back until the final chunk, the trailer signature, the trailing checksum and the decoded length all
  * check out.
  */
-import { createDigest, toBase64, checksumAlgorithmOf, type ChecksumAlgorithm, type Digest } from '../checksums';
+import { createDigest, checksumAlgorithmOf, type ChecksumAlgorithm, type Digest } from '../checksums';
+import { toBase64 } from '../bytes';
 import { S3Error } from '../errors';
-import { timingSafeEqual } from '../sigv4';
+import { timingSafeEqual } from '../bytes';
 import { HoldBack, type BodyChecker, type Emit } from '../payload/checked-stream';
 import { concat } from '../streams';
 import { chunkSignature, trailerSignature, type ChunkSigningSeed } from './signatures';

@@ -3,7 +3,7 @@
  * each chunk's signature chains from the previous one, seeded by the request's own signature, and a signed
  * trailer is chained from the final (empty) chunk's.
  */
-import { hmac, sha256Hex, toHex, type HmacKey } from '../sigv4';
+import { hmac, sha256Hex, toHex, type HmacKey } from '../bytes';
 
 /** SHA-256 of the empty string, which every chunk string-to-sign carries in place of headers. */
 export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';

@@ -1,4 +1,5 @@
 import { parse as parseToml } from 'smol-toml';
+import { fromBase64, fromBase64Url } from '../bytes';
 import {
   ACTIONS,
   type Action,
@@ -311,14 +312,11 @@ function isHttpUrl(value: string): boolean {
   return /^https?:\/\/[^/\s]+/i.test(value);
 }
 
+/** Standard base64 or base64url, as keys are written in either. */
 function decodeBase64(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text.trim())) return undefined;
-  try {
-    const bin = atob(text.trim().replace(/-/g, '+').replace(/_/g, '/'));
-    return Uint8Array.from(bin, (c) => c.charCodeAt(0));
-  } catch {
-    return undefined;
-  }
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  return fromBase64(trimmed) ?? fromBase64Url(trimmed.replace(/=+$/, ''));
 }
 
 /** Reads one TOML table, recording problems with the table's path and the entry's label. */

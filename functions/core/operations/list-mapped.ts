@@ -13,7 +13,7 @@
 import type { Scope } from '../config/types';
 import { S3Error, notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
-import { base64url, fromBase64url } from '../backends/listing';
+import { textFromBase64Url, textToBase64Url } from '../backends/listing';
 import type { ListEntry, ListPage, ListParams } from '../backends/store';
 import { compare } from '../path-mapping';
 import type { BucketContext, RequestContext } from './context';
@@ -144,7 +144,7 @@ function lastOf(page: ListPage): string | undefined {
 }
 
 function encodePosition(position: Position): string {
-  return TOKEN_TAG + base64url(JSON.stringify(position));
+  return TOKEN_TAG + textToBase64Url(JSON.stringify(position));
 }
 
 function decodePosition(token: string): Position {
@@ -152,7 +152,7 @@ function decodePosition(token: string): Position {
   if (!token.startsWith(TOKEN_TAG)) throw invalid;
   let value: unknown;
   try {
-    value = JSON.parse(fromBase64url(token.slice(TOKEN_TAG.length)));
+    value = JSON.parse(textFromBase64Url(token.slice(TOKEN_TAG.length)));
   } catch {
     throw invalid;
   }

@@ -24,7 +24,8 @@ import { S3Error, notImplemented } from '../errors';
 import type { Dispatch, HeaderMap, ReadonlyHeaders } from '../http';
 import type { BucketContext } from '../operations/context';
 import { errorResponse } from '../responses';
-import { UNSIGNED_PAYLOAD, sha256Hex } from '../sigv4';
+import { UNSIGNED_PAYLOAD } from '../sigv4';
+import { sha256Hex } from '../bytes';
 import { checkBytes, checkedStream } from './checked-stream';
 import { PlainBodyChecker, checksumMismatch, sha256Mismatch, type ExpectedChecksum } from './plain';
 

@@ -3,7 +3,7 @@ import type { ReadonlyHeaders } from '../http';
  * The canonical request of SigV4 (https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html),
  * built from what the client sent, the way S3 builds it.
  */
-import { uriEncode } from './encoding';
+import { uriEncode } from '../bytes';
 import { decodeQueryComponent, splitQuery } from './query';
 
 /** Payload hash of a request whose body is not signed (presigned URLs, some header-signed requests). */

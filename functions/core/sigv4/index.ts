@@ -9,8 +9,6 @@ export {
 } from './canonical';
 export type { CanonicalRequestParts } from './canonical';
 export { formatAmzDate, httpDateToAmzDate, parseAmzDate } from './dates';
-export { hmac, importHmacKey, sha256Hex, sha256HexSync, timingSafeEqual, toHex, uriEncode } from './encoding';
-export type { CryptoKey, HmacKey } from './encoding';
 export {
   MAX_PRESIGNED_EXPIRES_SECONDS,
   authKind,

@@ -12,7 +12,7 @@ import {
   canonicalRequest,
 } from './canonical';
 import { parseAmzDate } from './dates';
-import { hmac, sha256HexSync, timingSafeEqual, toHex, type HmacKey } from './encoding';
+import { hmac, sha256HexSync, timingSafeEqual, toHex, type HmacKey } from '../bytes';
 import type { SignedRequestInfo } from './parse';
 import { queryParam } from './query';
 import { signingKey } from './signing-key';

@@ -2,7 +2,7 @@ import type { Config } from '../config/types';
 import type { BackendClient, Dispatch, ProxyRequest, ProxyResponse } from '../http';
 import type { SessionUnsealer } from '../identity';
 import type { Query } from '../query';
-import type { CryptoKey } from '../sigv4';
+import type { CryptoKey } from '../bytes';
 import { assumeRoleWithWebIdentity } from './assume-role';
 import { callerIdentity } from './caller-identity';
 import { StsError, quote } from './errors';
