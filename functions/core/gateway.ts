@@ -13,7 +13,7 @@ import { discoveryResponse } from './oidc/discovery';
 import { stsTokenExchange, type TokenExchange } from './oidc/exchange';
 import { readIdentityProvider, type IdentityProvider } from './oidc/provider-key';
 import { bucketLocation, headBucket, listBuckets } from './operations/buckets';
-import { type BucketContext, inBucket, type RequestContext } from './operations/context';
+import { type BucketContext, inBucket, type RequestContext } from './context';
 import { getObject } from './operations/get-object';
 import { listMapped } from './operations/list-mapped';
 import { listObjects, listParams } from './operations/list-objects';

@@ -2,7 +2,7 @@ import { ConfigError, parseConfig } from '../../functions/core/config/parse';
 import type { Bucket, Config } from '../../functions/core/config/types';
 import { S3Error } from '../../functions/core/errors';
 import type { ListPage, ListParams, ObjectStore } from '../../functions/core/backends/store';
-import type { BucketContext, RequestContext } from '../../functions/core/operations/context';
+import type { BucketContext, RequestContext } from '../../functions/core/context';
 import { listMapped, type ListedChild } from '../../functions/core/operations/list-mapped';
 import { PathMapper } from '../../functions/core/path-mapping';
 import { Query } from '../../functions/core/query';

@@ -3,7 +3,7 @@ import { backendDocument } from '../streams';
 import { S3Error, S3_ERROR_STATUS, type S3ErrorCode } from '../errors';
 import type { BackendResponse, Forward, HeaderMap } from '../http';
 import { encodeKey } from '../keys';
-import { UNSIGNED_PAYLOAD, signRequest } from '../sigv4';
+import { EMPTY_SHA256, UNSIGNED_PAYLOAD, signRequest } from '../sigv4';
 import { sha256Hex } from '../bytes';
 import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
 import {
@@ -16,7 +16,6 @@ import {
   type StoreDeps,
 } from './store';
 
-const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
 /** An S3-compatible backend (AWS S3, Ceph RGW, MinIO, s3rver…), addressed path-style. */
 export class S3Store implements ObjectStore {

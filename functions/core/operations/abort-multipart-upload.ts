@@ -1,6 +1,6 @@
 import type { Forward } from '../http';
 import { s3StoreOf } from './backend-response';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
 
 /** AbortMultipartUpload: a Forward; the backend's 204 (or NoSuchUpload) passes through. */
 export function abortMultipartUpload(ctx: BucketContext, key: string, uploadId: string): Promise<Forward> {

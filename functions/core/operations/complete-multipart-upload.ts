@@ -10,7 +10,7 @@ import { verifiedBody } from '../payload/upload';
 import { S3_XMLNS, errorResponse } from '../responses';
 import { buildXml, childOf, listOf, parseXml, textOf } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
 import { completeHeaders } from './write-headers';
 
 /** S3's part limit (spec Limits). */

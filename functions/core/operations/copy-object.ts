@@ -9,7 +9,7 @@ import type { ProxyResponse } from '../http';
 import { decodePathComponent, encodeKey, validateKey } from '../keys';
 import { backendBytes } from '../streams';
 import { passThrough, s3StoreOf } from './backend-response';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
 import { copyHeaders } from './write-headers';
 
 /** A parsed `x-amz-copy-source`. */

@@ -1,7 +1,7 @@
 import type { ProxyResponse } from '../http';
 import { childOf, textOf } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
 import { createMultipartHeaders } from './write-headers';
 
 /**

@@ -12,7 +12,7 @@ import { checkDeclaredLength, headerChecksums, verifiedBody } from '../payload/u
 import { S3_XMLNS, errorResponse } from '../responses';
 import { buildXml, childOf, listOf, parseXml, textOf, type ParsedXml, type XmlNode } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
 
 /** S3's limit on keys per request (spec Limits). */
 export const MAX_DELETE_KEYS = 1000;

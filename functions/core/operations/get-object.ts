@@ -1,5 +1,5 @@
 import type { Forward, HeaderMap } from '../http';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
 
 /** Request headers a read passes to the backend: ranges, preconditions, checksum mode and SSE-C keys. */
 const READ_HEADERS: ReadonlySet<string> = new Set([

@@ -16,7 +16,7 @@ import type { ProxyResponse } from '../http';
 import { textFromBase64Url, textToBase64Url } from '../backends/listing';
 import type { ListEntry, ListPage, ListParams } from '../backends/store';
 import { compare } from '../path-mapping';
-import type { BucketContext, RequestContext } from './context';
+import type { BucketContext, RequestContext } from '../context';
 import { onlyAllowed, renderListing } from './list-objects';
 
 /** A mapped bucket under the listed client-level bucket. */

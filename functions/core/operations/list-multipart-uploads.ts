@@ -10,7 +10,7 @@ import { encodeKey } from '../keys';
 import type { XmlNode } from '../xml';
 import { childOf, listOf, textOf, type ParsedXml } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from './backend-response';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
 
 export interface ListUploadsParams {
   readonly prefix: string;

@@ -6,7 +6,7 @@ import { encodeKey } from '../keys';
 import { s3Xml } from '../responses';
 import type { ListEntry, ListPage, ListParams } from '../backends/store';
 import type { XmlNode } from '../xml';
-import type { BucketContext, RequestContext } from './context';
+import type { BucketContext, RequestContext } from '../context';
 
 /** ListObjects (V1) and ListObjectsV2 as the gateway's own XML, with the virtual bucket's name. */
 export async function listObjects(ctx: BucketContext, version: 1 | 2, params: ListParams, scopes?: readonly Scope[]): Promise<ProxyResponse> {

@@ -1,6 +1,6 @@
 import type { ProxyResponse } from '../http';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from './backend-response';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
 
 /** Query parameters ListParts passes on. */
 const LIST_PARTS_QUERY = ['max-parts', 'part-number-marker'];

@@ -1,6 +1,6 @@
 import type { Dispatch } from '../http';
 import { withUploadBody } from '../payload/upload';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
 import { putHeaders } from './write-headers';
 
 /**

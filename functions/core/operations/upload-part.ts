@@ -1,7 +1,7 @@
 import type { Dispatch } from '../http';
 import { withUploadBody } from '../payload/upload';
 import { s3StoreOf } from './backend-response';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
 import { uploadPartHeaders } from './write-headers';
 
 /**

@@ -1,5 +1,6 @@
 /** SigV4 for S3: verifying client requests and signing backend requests, on Web Crypto only. */
 export {
+  EMPTY_SHA256,
   MissingSignedHeaderError,
   UNSIGNED_PAYLOAD,
   canonicalHeaderValue,
