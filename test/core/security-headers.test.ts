@@ -112,7 +112,7 @@ async function presignedUrlQuery(method: string, path: string, keys = UPLOADER, 
     unsignableHeaders: payload,
     unhoistableHeaders: payload,
   });
-  return buildQuery(signed.query ?? {});
+  return buildQuery((signed.query ?? {}) as Record<string, string>);
 }
 
 /** A header-signed request over `signed` (host, x-amz-content-sha256 and x-amz-date always), sent with `added`. */

@@ -30,7 +30,7 @@ async function presign(method: string, path: string, signedHeaders: Record<strin
     unsignableHeaders: PAYLOAD_HEADER,
     unhoistableHeaders: names,
   });
-  return buildQuery(signed.query ?? {});
+  return buildQuery((signed.query ?? {}) as Record<string, string>);
 }
 
 /** A presigned request signed over `host` only (as boto3's generate_presigned_url), sent with `sent` headers. */
