@@ -127,8 +127,9 @@ export class Gateway {
   }
 
   private async dispatchS3(request: ProxyRequest, query: Query): Promise<Dispatch> {
-    const routed = routeS3(request.method, request.rawPath, query, request.headers);
+    // Authenticated before routing: headers the signature does not cover must not decide the operation.
     const identity = await authenticate(request, this.config, this.now(), this.unseal);
+    const routed = routeS3(request.method, request.rawPath, query, request.headers);
     const ctx: RequestContext = { request, query, identity, config: this.config, requestId: request.requestId };
     // Path mapping rewrites the routed operation only: the signature above was verified over what was sent.
     const mapped = this.paths?.map(routed);

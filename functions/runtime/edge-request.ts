@@ -1,5 +1,6 @@
 import type { ProxyRequest } from '../core/http';
 import { newRequestId } from '../core/responses';
+import { wireHeaders } from './edge-headers';
 
 /**
  * The Worker translator: a fetch `Request` becomes the core's ProxyRequest.
@@ -18,7 +19,7 @@ export function toProxyRequest(request: Request, body: () => ReadableStream<Uint
     method: request.method.toUpperCase(),
     rawPath,
     rawQuery,
-    headers: request.headers,
+    headers: wireHeaders(request.headers),
     body,
     signal: request.signal,
   };

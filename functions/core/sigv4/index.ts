@@ -6,14 +6,16 @@ export {
   canonicalHeaders,
   canonicalQuery,
   canonicalRequest,
+  canonicalRequestHash,
 } from './canonical';
 export type { CanonicalRequestParts } from './canonical';
 export { formatAmzDate, httpDateToAmzDate, parseAmzDate } from './dates';
-export { hmac, importHmacKey, sha256Hex, sha256HexSync, timingSafeEqual, toHex, uriEncode } from './encoding';
+export { hmac, importHmacKey, sha256Hex, sha256HexSync, timingSafeEqual, toHex, uriEncode, wireBytes } from './encoding';
 export type { CryptoKey, HmacKey } from './encoding';
 export {
   MAX_PRESIGNED_EXPIRES_SECONDS,
   authKind,
+  checkService,
   parseAuthorizationHeader,
   parsePresignedQuery,
   parseSignedRequest,
@@ -21,6 +23,7 @@ export {
 export type { AuthKind, SignedRequestInfo } from './parse';
 export { presignUrl, signRequest } from './sign';
 export type { Credentials, PresignUrlInput, SignRequestInput } from './sign';
+export { unsignedHeaders } from './signed-headers';
 export { signingKey } from './signing-key';
 export { ALGORITHM, SCOPE_TERMINATOR, credentialScope, stringToSign } from './string-to-sign';
 export { MAX_CLOCK_SKEW_MS, verifySignature } from './verify';
