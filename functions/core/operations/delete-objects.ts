@@ -88,7 +88,7 @@ async function run(ctx: BucketContext, store: Store, mayDelete: KeyAuthorizer, b
   // The client's checksum covered its own body; the backend gets the same algorithm over the new one.
   for (const { algorithm } of headerChecksums(ctx.request.headers)) headers[`x-amz-checksum-${algorithm}`] = base64Digest(algorithm, backendBody);
   const response = await store.send({ method: 'POST', query: { delete: '' }, headers, body: backendBody }, ctx.request.signal);
-  const read = await readDocument(response, 'DeleteResult', ctx.requestId);
+  const read = await readDocument(response, 'DeleteResult', ctx);
   if (read.response) return read.response;
   const result = read.document;
 
