@@ -56,8 +56,8 @@ export function listableRanges(ctx: BucketContext, prefix: string): KeyRange[] {
 
 /** Where the client asked the listing to start: V2's token or start-after, V1's marker. */
 export async function startOf(params: ListParams, tokens: ListTokens): Promise<ListPosition> {
-  if (params.version === 2) return params.continuationToken !== undefined ? tokens.decode(params.continuationToken) : { after: params.startAfter };
-  return params.marker !== undefined ? tokens.marker(params.marker) : {};
+  if (params.version === 2) return params.continuationToken !== undefined ? tokens.decode(params, params.continuationToken) : { after: params.startAfter };
+  return params.marker !== undefined ? tokens.marker(params, params.marker) : {};
 }
 
 /**
@@ -82,7 +82,7 @@ export async function listSegments(segments: readonly ListSegment[], params: Lis
   };
   const stop = async (hint?: ListHint): Promise<ListPage> => {
     const position: ListPosition = { after: last ?? after, hint };
-    const token = await tokens.encode(position);
+    const token = await tokens.encode(params, position);
     const marker = hint === undefined && position.after !== undefined ? position.after : MARKER_TAG + token;
     return { contents, commonPrefixes, isTruncated: true, nextContinuationToken: token, nextMarker: marker };
   };

@@ -30,6 +30,12 @@ export interface ListHint {
   readonly token?: string;
 }
 
+/** The listing a token belongs to: its prefix and delimiter, which a token must be used with again. */
+export interface Listing {
+  readonly prefix: string;
+  readonly delimiter?: string;
+}
+
 /** V1 markers the gateway issues start with this; any other marker is a key. */
 export const MARKER_TAG = 'gw1.';
 
@@ -49,27 +55,31 @@ export class ListTokens {
     return this.key;
   }
 
-  /** The V2 continuation token (and the V1 marker, tagged) for `position`. */
-  async encode(position: ListPosition): Promise<string> {
-    const body: { a?: string; h?: string } = {};
+  /** The V2 continuation token (and the V1 marker, tagged) for `position` in `listing`. */
+  async encode(listing: Listing, position: ListPosition): Promise<string> {
+    const body: TokenBody = { p: listing.prefix, d: listing.delimiter ?? '' };
     if (position.after !== undefined) body.a = position.after;
     if (position.hint !== undefined) body.h = await this.seal(position.hint);
     return toBase64Url(new TextEncoder().encode(JSON.stringify(body)));
   }
 
-  /** A V2 continuation token's position; anything the gateway could not have issued is InvalidArgument. */
-  async decode(token: string): Promise<ListPosition> {
+  /**
+   * A V2 continuation token's position in `listing`; one the gateway could not have issued, or issued for
+   * another prefix or delimiter, is InvalidArgument (as on S3).
+   */
+  async decode(listing: Listing, token: string): Promise<ListPosition> {
     const body = token.length <= MAX_TOKEN_CHARS ? parseBody(token) : undefined;
-    if (body === undefined) throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect');
+    if (body === undefined || !belongs(body, listing)) throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect');
     const hint = body.h === undefined ? undefined : await this.open(body.h);
     return hint !== undefined && hint.after === body.a ? { after: body.a, hint } : { after: body.a };
   }
 
-  /** A V1 marker: the gateway's own (tagged) is a position, any other is a key to start after. */
-  async marker(marker: string): Promise<ListPosition> {
+  /** A V1 marker: the gateway's own for this listing (tagged) is a position, any other is a key to start after. */
+  async marker(listing: Listing, marker: string): Promise<ListPosition> {
     if (marker.startsWith(MARKER_TAG)) {
       const token = marker.slice(MARKER_TAG.length);
-      if (parseBody(token) !== undefined) return this.decode(token);
+      const body = parseBody(token);
+      if (body !== undefined && belongs(body, listing)) return this.decode(listing, token);
     }
     return { after: marker };
   }
@@ -113,7 +123,19 @@ async function deriveKey(secret: Uint8Array): Promise<CryptoKey> {
   );
 }
 
-function parseBody(token: string): { a?: string; h?: string } | undefined {
+/** A token as JSON: the listing's prefix and delimiter, the last name shown, the sealed hint. */
+interface TokenBody {
+  readonly p: string;
+  readonly d: string;
+  a?: string;
+  h?: string;
+}
+
+function belongs(body: TokenBody, listing: Listing): boolean {
+  return body.p === listing.prefix && body.d === (listing.delimiter ?? '');
+}
+
+function parseBody(token: string): TokenBody | undefined {
   const bytes = fromBase64Url(token);
   if (bytes === undefined) return undefined;
   let text: string;
@@ -124,9 +146,10 @@ function parseBody(token: string): { a?: string; h?: string } | undefined {
   }
   const value = parseJson(text);
   if (value === undefined) return undefined;
-  const { a, h } = value;
+  const { p, d, a, h } = value;
+  if (typeof p !== 'string' || typeof d !== 'string') return undefined;
   if ((a !== undefined && typeof a !== 'string') || (h !== undefined && typeof h !== 'string')) return undefined;
-  return { a, h };
+  return { p, d, a, h };
 }
 
 function parseJson(text: string): Record<string, unknown> | undefined {

@@ -178,7 +178,7 @@ describe('listObjects for a caller whose scopes cover part of the bucket', () =>
   });
 
   it('a made-up token or start-after is only a position: nothing outside the grant follows it', async () => {
-    const forged = Buffer.from(JSON.stringify({ a: 'data!' })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ p: 'data', d: '', a: 'data!' })).toString('base64url');
     expect((await list({ prefix: 'data', continuationToken: forged })).keys).toEqual(['data/a.txt', 'data/sub/b.txt', 'data/sub/c.txt']);
     expect((await list({ prefix: 'data', startAfter: 'database/' })).keys).toEqual([]);
     expect((await list({ version: 1, prefix: 'data', marker: 'dat' })).keys).toEqual(['data', 'data/a.txt', 'data/sub/b.txt', 'data/sub/c.txt']);
