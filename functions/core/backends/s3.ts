@@ -24,12 +24,18 @@ const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b78
 export class S3Store implements ObjectStore {
   /** The endpoint and encoded backend bucket: every URL starts with it. */
   private readonly base: string;
+  /** Names the client must never see: the backend bucket, the endpoint's host and `backend_prefix`. */
+  private readonly backendNames: readonly string[];
 
   constructor(
     private readonly backend: S3Backend,
     private readonly deps: StoreDeps,
   ) {
     this.base = backend.bucketName ? `${backend.endpoint}/${encodeKey(backend.bucketName, false)}` : backend.endpoint;
+    const prefix = backend.backendPrefix;
+    this.backendNames = [backend.bucketName ?? '', prefix, prefix.replace(/\/+$/, ''), backend.endpoint.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '')].filter(
+      (name) => name.length >= 2,
+    );
   }
 
   /** Absolute backend URL of `key` (mapped under `backend_prefix`), or of the bucket when `key` is undefined. */
@@ -45,8 +51,9 @@ export class S3Store implements ObjectStore {
       kind: 'forward',
       request: { method: request.method, url, headers, body: request.body ?? null },
       respond: (status, responseHeaders) => {
-        // An error document names the backend bucket (and a key under `backend_prefix`): rewritten. HEAD has none.
-        if (status >= 400 && request.method !== 'HEAD') {
+        // An error or redirect document names the backend bucket (and a key under `backend_prefix`):
+        // rewritten. HEAD has none.
+        if (status >= 300 && status !== 304 && request.method !== 'HEAD') {
           const resource = request.resource ?? `/${request.key}`;
           return { maxBytes: MAX_ERROR_BYTES, rewrite: (body) => this.errorResponse(status, responseHeaders, body, request.requestId, resource) };
         }
@@ -73,25 +80,14 @@ export class S3Store implements ObjectStore {
     if (key !== undefined) node.Key = this.virtualKey(key);
     Object.assign(node, { Resource: resource, RequestId: requestId });
     const out = passThroughHeaders(headers, requestId);
-    delete out['content-length'];
-    delete out['content-type'];
+    // A redirect's Location is the backend's own address.
+    for (const name of ['content-length', 'content-type', 'location']) delete out[name];
     return xmlResponse(status, buildXml('Error', node as XmlNode), requestId, out);
   }
 
   /** `text` when it names nothing of the backend's (bucket, endpoint, `backend_prefix`, an ARN), else undefined. */
   clean(text: string): string | undefined {
     return this.backendNames.some((name) => text.includes(name)) || /\barn:/i.test(text) ? undefined : text;
-  }
-
-  /** Names the client must never see: the backend bucket, the endpoint's host and `backend_prefix`. */
-  private get backendNames(): readonly string[] {
-    const names = [this.backend.bucketName ?? '', this.backend.backendPrefix, this.backend.backendPrefix.replace(/\/+$/, '')];
-    try {
-      names.push(new URL(this.backend.endpoint).host);
-    } catch {
-      // validated by the configuration
-    }
-    return names.filter((name) => name.length >= 3);
   }
 
   /** Where this store writes: copy compares endpoints and regions, and addresses sources by backend bucket and key. */

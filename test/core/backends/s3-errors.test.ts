@@ -50,7 +50,14 @@ describe('S3Store.errorResponse', () => {
     const copy = rewritten(400, '<Error><Code>InvalidArgument</Code><Message>Invalid copy source</Message><ArgumentName>x-amz-copy-source</ArgumentName><ArgumentValue>/tenant-store/tenant-a/s.txt</ArgumentValue></Error>').xml;
     expect(copy).toContain('<ArgumentName>x-amz-copy-source</ArgumentName>');
     expect(copy).not.toContain('ArgumentValue');
-    expect(rewritten(301, '<Error><Code>PermanentRedirect</Code><Endpoint>rgw.internal:7480</Endpoint><Bucket>tenant-store</Bucket></Error>').xml).not.toMatch(/rgw\.internal|tenant-store/);
+  });
+
+  it('a backend redirect names neither the backend\'s address nor its bucket, in the body or Location', () => {
+    const redirect = new Headers({ location: 'http://tenant-store.rgw.internal:7480/tenant-a/a.txt', 'x-amz-request-id': 'tx' });
+    const response = store.errorResponse(301, redirect, new TextEncoder().encode('<Error><Code>PermanentRedirect</Code><Endpoint>rgw.internal:7480</Endpoint><Bucket>tenant-store</Bucket></Error>'), 'R', '/virtual/a.txt');
+    expect(response.status).toBe(301);
+    expect(response.headers.location).toBeUndefined();
+    expect(String(response.body)).not.toMatch(/rgw\.internal|tenant-store/);
   });
 
   it('keeps details that describe the request', () => {
@@ -69,6 +76,7 @@ describe('S3Store.errorResponse', () => {
     const failed = forward.respond(404, headers);
     expect(isRewriteBody(failed)).toBe(true);
     if (isRewriteBody(failed)) expect(String(failed.rewrite(new TextEncoder().encode('<Error><Code>NoSuchKey</Code><BucketName>tenant-store</BucketName></Error>')).body)).not.toContain('tenant-store');
+    expect(isRewriteBody(forward.respond(307, headers))).toBe(true);
     expect(isRewriteBody(forward.respond(200, headers))).toBe(false);
     expect(isRewriteBody(forward.respond(304, headers))).toBe(false);
     const head = await store.forwardObject({ method: 'HEAD', key: 'a.txt', headers: {}, requestId: 'R' });
