@@ -102,7 +102,9 @@ export async function listMultipartUploads(ctx: BucketContext, params: ListUploa
   };
   /**
    * The uploads of the key `range.prefix` after `marker`, at most `max`, and whether more follow. They are
-   * found among every key starting with it (`data` lists `database/…` too), read until past them.
+   * found among every key starting with it (`data` lists `database/…` too), read until past them: after a
+   * key that continues with a character above "." (S3 lists by key, RGW by `key.uploadId`, where `data-x`
+   * sorts before `data`'s own uploads and `data/x` after them).
    */
   const exactUploads = async (range: KeyRange, max: number, marker: UploadMarker | undefined): Promise<{ found: ListedUpload[]; more: boolean }> => {
     const found: ListedUpload[] = [];
@@ -112,7 +114,7 @@ export async function listMultipartUploads(ctx: BucketContext, params: ListUploa
       let passed = false;
       for (const upload of page.uploads) {
         if (upload.key !== range.prefix) {
-          passed ||= found.length > 0;
+          passed ||= found.length > 0 || upload.key.charCodeAt(range.prefix.length) > 0x2e;
           continue;
         }
         if (found.length === max) return { found, more: true };

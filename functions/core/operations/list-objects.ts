@@ -95,9 +95,8 @@ export async function listSegments(segments: readonly ListSegment[], params: Lis
     if (at >= 0) from = at;
   }
 
-  for (let i = from; i < segments.length; i++) {
+  for (let i = from; i < segments.length && maxKeys > 0; i++) {
     const segment = segments[i];
-    if (maxKeys === 0) break;
     if (segment.kind === 'folder') {
       if (isAfter(segment.prefix, after) && commonPrefixes[commonPrefixes.length - 1] !== segment.prefix) {
         if (count() >= maxKeys) return stop();
