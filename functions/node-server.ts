@@ -2,7 +2,7 @@
  * `npm run serve`: the gateway on node:http. Reads CONFIG_PATH (default proxy.toml), HOST (default
  * 127.0.0.1), PORT (default 8080) and the spec's SESSION_TOKEN_KEY, OIDC_PROVIDER_KEY,
  * OIDC_PROVIDER_ISSUER and MAX_UPLOAD_BYTES (and the OIDC_PROVIDER_CERT / _PREVIOUS_* / session settings of
- * docs/oidc.md), and GATEWAY_STREAM_BUFFER_BYTES. Refuses to start on an invalid configuration, including an
+ * docs/oidc-provider.md), and GATEWAY_STREAM_BUFFER_BYTES. Refuses to start on an invalid configuration, including an
  * unusable OIDC provider key.
  */
 import type { Server } from 'node:http';

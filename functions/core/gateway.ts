@@ -17,6 +17,7 @@ import { type BucketContext, inBucket, type RequestContext } from './context';
 import { getObject } from './operations/get-object';
 import { listMapped } from './operations/list-mapped';
 import { listObjects, listParams } from './operations/list-objects';
+import { ListTokens } from './operations/list-token';
 import { abortMultipartUpload } from './operations/abort-multipart-upload';
 import { completeMultipartUpload } from './operations/complete-multipart-upload';
 import { copyObject, parseCopySource } from './operations/copy-object';
@@ -69,6 +70,8 @@ export class Gateway {
   private readonly sts: StsService;
   /** Client paths to virtual buckets, when the deployment has `[path_mapping]`. */
   private readonly paths?: PathMapper;
+  /** Seals the store markers inside listing tokens (list-token.ts). */
+  private readonly listTokens: ListTokens;
 
   /** @throws ConfigError when the identity provider's key or certificate is unusable. */
   constructor(
@@ -92,6 +95,7 @@ export class Gateway {
     }
     const key = config.settings.sessionTokenKey;
     this.unseal = deps.unseal ?? (key ? sessionUnsealer(key) : undefined);
+    this.listTokens = new ListTokens(config.settings.sessionTokenKey);
     this.sts = new StsService(config, { client: deps.client, now: this.now, unseal: this.unseal });
     if (config.pathMapping) this.paths = new PathMapper(config.pathMapping, config.buckets);
     const client = guardClient(deps.client);
@@ -127,8 +131,9 @@ export class Gateway {
   }
 
   private async dispatchS3(request: ProxyRequest, query: Query): Promise<Dispatch> {
-    const routed = routeS3(request.method, request.rawPath, query, request.headers);
+    // Authenticated before routing: headers the signature does not cover must not decide the operation.
     const identity = await authenticate(request, this.config, this.now(), this.unseal);
+    const routed = routeS3(request.method, request.rawPath, query, request.headers);
     const ctx: RequestContext = { request, query, identity, config: this.config, requestId: request.requestId };
     // Path mapping rewrites the routed operation only: the signature above was verified over what was sent.
     const mapped = this.paths?.map(routed);
@@ -164,9 +169,7 @@ export class Gateway {
       case 'ListObjects': {
         const params = listParams(ctx, op.version);
         authorize(ctx, 'list_bucket', params.prefix);
-        const principal = ctx.identity.principal;
-        const scopes = principal.type === 'key' ? principal.scopes : undefined;
-        return respond(await listObjects(ctx, op.version, params, scopes));
+        return respond(await listObjects(ctx, op.version, params, this.listTokens));
       }
       case 'PutObject':
         authorize(ctx, 'put_object', op.key);
@@ -205,7 +208,7 @@ export class Gateway {
         if (principal.type === 'anonymous') throw accessDenied();
         const params = listUploadsParams(ctx);
         authorize(ctx, 'list_bucket', params.prefix);
-        return respond(await listMultipartUploads(ctx, params, principal.scopes));
+        return respond(await listMultipartUploads(ctx, params));
       }
       case 'HeadBucket':
       case 'GetBucketLocation':
@@ -245,9 +248,8 @@ export class Gateway {
     const op = mapped.operation;
     switch (op.name) {
       case 'ListObjects': {
-        const principal = ctx.identity.principal;
-        const access = { authorize: (child: (typeof children)[number], prefix: string) => authorize(child.ctx, 'list_bucket', prefix), scopes: principal.type === 'key' ? principal.scopes : undefined };
-        return respond(await listMapped(ctx, mapped.name, listParams(ctx, op.version), children, access));
+        const access = { authorize: (child: (typeof children)[number], prefix: string) => authorize(child.ctx, 'list_bucket', prefix) };
+        return respond(await listMapped(ctx, mapped.name, listParams(ctx, op.version), children, access, this.listTokens));
       }
       case 'HeadBucket':
         return respond(headBucket(ctx.requestId));

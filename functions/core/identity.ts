@@ -1,7 +1,7 @@
 import type { Config, Scope } from './config/types';
-import { S3Error } from './errors';
+import { S3Error, accessDenied } from './errors';
 import type { ProxyRequest } from './http';
-import { parseSignedRequest, verifySignature, type SignedRequestInfo, type VerifiedSignature } from './sigv4';
+import { checkService, parseSignedRequest, verifySignature, type SignedRequestInfo, type VerifiedSignature } from './sigv4';
 
 /**
  * Who is calling. Every request is authenticated here: anonymous, a long-lived `[[credentials]]` key, or a
@@ -44,6 +44,21 @@ export type SessionUnsealer = (token: string, now: number) => Promise<SessionCre
 
 const ANONYMOUS: Identity = { principal: { type: 'anonymous' } };
 
+/**
+ * Headers that would make an anonymous request another operation. Anonymous callers only read (and S3 refuses
+ * a copy without credentials), so such a request is refused before routing instead of being routed as a copy.
+ */
+const ANONYMOUS_REFUSED = ['x-amz-copy-source'];
+
+/**
+ * Authenticates an S3 request, before it is routed or authorized: the credential must be scoped to `s3`, the
+ * signature must verify, and every `x-amz-*` header must be among the signed ones (sigv4 `unsignedHeaders`),
+ * so nothing the signer did not sign can change what the request does or reach the backend.
+ *
+ * @throws S3Error AuthorizationHeaderMalformed / AuthorizationQueryParametersError (malformed, or scoped to
+ *   another service), InvalidAccessKeyId, InvalidToken, AccessDenied (headers not signed, expired URL, an
+ *   anonymous copy), SignatureDoesNotMatch, RequestTimeTooSkewed.
+ */
 export async function authenticate(
   request: ProxyRequest,
   config: Config,
@@ -51,7 +66,11 @@ export async function authenticate(
   unseal?: SessionUnsealer,
 ): Promise<Identity> {
   const info = parseSignedRequest(request.headers, request.rawQuery);
-  if (info === undefined) return ANONYMOUS;
+  if (info === undefined) {
+    if (ANONYMOUS_REFUSED.some((name) => request.headers.has(name))) throw accessDenied();
+    return ANONYMOUS;
+  }
+  checkService(info, 's3');
   const token = info.securityToken ?? request.headers.get('x-amz-security-token') ?? undefined;
   const { secret, principal } = token ? await sessionKey(token, info, now, unseal) : longLivedKey(info, config);
   const signature = await verifySignature(request, info, secret, now);

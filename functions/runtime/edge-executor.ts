@@ -1,6 +1,6 @@
 import type { Gateway } from '../core/gateway';
 import { readBounded } from '../core/streams';
-import { isProxyResponse, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
+import { isProxyResponse, isRewriteBody, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
 import { sendFetch, type Fetch } from './edge-fetch';
 import type { ExchangeResult } from './node-executor';
 
@@ -39,6 +39,9 @@ export async function execute(
     if (isProxyResponse(head)) {
       void backend.body?.cancel().catch(() => undefined);
       return complete(request, head);
+    }
+    if (isRewriteBody(head)) {
+      return complete(request, head.rewrite((await readBounded(backend.body, head.maxBytes)) ?? new Uint8Array(0)));
     }
     return stream(request, backend.body, head.status, head.headers);
   } catch (err) {

@@ -1,5 +1,6 @@
 import { S3Error } from '../core/errors';
 import type { BackendClient, BackendRequest } from '../core/http';
+import { fetchHeaderValue } from './edge-headers';
 
 /**
  * Backend requests on the edge go through the platform's `fetch`, with three settings that make it behave
@@ -42,7 +43,7 @@ export async function sendFetch(
 ): Promise<Response> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
-    if (!FETCH_MANAGED.has(name.toLowerCase())) headers.set(name, value);
+    if (!FETCH_MANAGED.has(name.toLowerCase())) headers.set(name, fetchHeaderValue(value));
   }
   let bodyError: unknown;
   // A failed body aborts the request outright: the backend must see a broken upload, never a short one.

@@ -1,7 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Gateway } from '../core/gateway';
-import { isProxyResponse, type Dispatch, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
+import { isProxyResponse, isRewriteBody, type Dispatch, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
 import type { WireResponse } from './http1-client';
 import { NodeHeaders } from './node-headers';
 import { sendNode } from './node-http';
@@ -44,6 +44,7 @@ export async function execute(gateway: Gateway, exchange: NodeExchange): Promise
       backend.resume();
       return await writeResponse(exchange, head);
     }
+    if (isRewriteBody(head)) return await writeResponse(exchange, head.rewrite((await collect(backend, head.maxBytes)) ?? new Uint8Array(0)));
     const sink = exchange.start(head.status, head.headers);
     // A small body is often whole by now (it came with the head): one write, no pipe to set up and tear down.
     if (backend.whole) return await end(sink, backend.read() ?? undefined, head.status);

@@ -1,4 +1,4 @@
-import { isAllowed, isAllowedSomewhere, prefixCovers } from '../../functions/core/authorization';
+import { grantedRanges, isAllowed, isAllowedSomewhere, prefixCovers, rangesUnder } from '../../functions/core/authorization';
 import type { Action, Scope } from '../../functions/core/config/types';
 
 const scope = (bucket: string, prefixes: string[], ...actions: Action[]): Scope => ({ bucket, prefixes, actions });
@@ -142,5 +142,39 @@ describe('isAllowedSomewhere (the first stage of DeleteObjects)', () => {
 
   it('is false without scopes', () => {
     expect(isAllowedSomewhere([], 'b', 'delete_object')).toBe(false);
+  });
+});
+
+describe('grantedRanges and rangesUnder: what a listing may read', () => {
+  const LIST: Action[] = ['list_bucket'];
+
+  it('turns a prefix without a slash into the key itself and the run under it, never its siblings', () => {
+    expect(grantedRanges([scope('b', ['data'], ...LIST)], 'b', 'list_bucket')).toEqual([
+      { prefix: 'data', exact: true },
+      { prefix: 'data/', exact: false },
+    ]);
+  });
+
+  it('counts only scopes for this bucket (or "*") that grant the action', () => {
+    const scopes = [scope('b', ['data'], ...LIST), scope('other', ['database/'], ...LIST), scope('b', ['database/'], 'get_object'), scope('*', ['shared/'], ...LIST)];
+    expect(grantedRanges(scopes, 'b', 'list_bucket').map((r) => r.prefix)).toEqual(['data', 'data/', 'shared/']);
+  });
+
+  it('an empty prefix list is the whole bucket; nested and repeated grants fold into the widest', () => {
+    expect(grantedRanges([scope('b', ['x/'], ...LIST), scope('b', [], ...LIST)], 'b', 'list_bucket')).toEqual([{ prefix: '', exact: false }]);
+    expect(grantedRanges([scope('b', ['a/b/', 'a/', 'a/'], ...LIST)], 'b', 'list_bucket')).toEqual([{ prefix: 'a/', exact: false }]);
+    expect(grantedRanges([scope('', ['a/'], ...LIST)], 'b', 'list_bucket')).toEqual([]);
+  });
+
+  it('keeps the ranges in key order ("a-b/" sorts before "a/")', () => {
+    expect(grantedRanges([scope('b', ['a/', 'a-b/', 'a'], ...LIST)], 'b', 'list_bucket').map((r) => r.prefix)).toEqual(['a', 'a-b/', 'a/']);
+  });
+
+  it('cuts the ranges down to a listing prefix: the prefix itself when inside one, else those under it', () => {
+    const ranges = grantedRanges([scope('b', ['data', 'reports/'], ...LIST)], 'b', 'list_bucket');
+    expect(rangesUnder(ranges, 'reports/2024/')).toEqual([{ prefix: 'reports/2024/', exact: false }]);
+    expect(rangesUnder(ranges, 'data')).toEqual([{ prefix: 'data', exact: true }, { prefix: 'data/', exact: false }]);
+    expect(rangesUnder(ranges, 'dat')).toEqual([{ prefix: 'data', exact: true }, { prefix: 'data/', exact: false }]);
+    expect(rangesUnder(ranges, 'datab')).toEqual([]);
   });
 });

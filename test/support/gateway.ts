@@ -56,6 +56,12 @@ export interface RuntimeLimits {
    * carries no code, so the log can only say `Error`. The client's answer (503) is the same everywhere.
    */
   readonly refusedConnectionCode?: string;
+  /**
+   * The runtime decodes request header values as UTF-8 before the gateway sees them, replacing bytes that
+   * are not UTF-8 (workerd: a Latin-1 `caf\xe9` arrives as `caf\ufffd`). Such a value cannot be verified as
+   * its client signed it, so the request is refused (SignatureDoesNotMatch); UTF-8 values pass byte for byte.
+   */
+  readonly decodesHeaderValuesAsUtf8?: boolean;
 }
 
 export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
@@ -65,7 +71,7 @@ export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
     maxResponseBodyBytes: MAX_RESPONSE_BYTES,
   },
   // Responses are not limited on the edge.
-  edge: { platformMaxRequestBodyBytes: 100 * 1000 * 1000, resolvesDotSegments: true, refusedConnectionCode: 'Error' },
+  edge: { platformMaxRequestBodyBytes: 100 * 1000 * 1000, resolvesDotSegments: true, refusedConnectionCode: 'Error', decodesHeaderValuesAsUtf8: true },
 };
 
 export interface RunningGateway {

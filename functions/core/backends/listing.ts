@@ -5,7 +5,8 @@ import type { ListEntry, ListPage, ListParams } from './store';
 /**
  * S3 listing semantics over backends whose own pagination differs (Azure List Blobs, the GCS JSON API):
  * pages of exactly `max-keys` entries, `marker`/`start-after` as keys, and continuation tokens that resume
- * where the previous page stopped. The backend's page marker is carried opaquely inside the gateway's token.
+ * where the previous page stopped. The backend's page marker is carried inside the store's token, which names
+ * backend keys: the gateway hands it to clients only sealed (operations/list-token.ts).
  */
 
 /** One listed name relative to the backend prefix: an object, or a common prefix when `entry` is absent. */

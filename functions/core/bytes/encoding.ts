@@ -31,6 +31,35 @@ export function toHex(bytes: Uint8Array | ArrayBuffer): string {
   return out;
 }
 
+/**
+ * The bytes a string of wire text stands for. Header values reach the core as byte strings, one character per
+ * byte received (Node's parser, workerd's `Headers`, and the Lambda adapter all hand them over that way), and
+ * the runtimes send header values the same way, so each character up to U+00FF is that one byte. A character
+ * beyond U+00FF cannot have come off the wire: it is text, and stands for its UTF-8 bytes.
+ *
+ * @example wireBytes('caf\u00e9') // Uint8Array [0x63, 0x61, 0x66, 0xe9]
+ */
+export function wireBytes(s: string): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) {
+    const code = s.charCodeAt(i);
+    if (code > 0xff) return mixedWireBytes(s);
+    out[i] = code;
+  }
+  return out;
+}
+
+/** The slow path of {@link wireBytes}: some characters are text. */
+function mixedWireBytes(s: string): Uint8Array<ArrayBuffer> {
+  const bytes: number[] = [];
+  for (const ch of s) {
+    const point = ch.codePointAt(0) ?? 0;
+    if (point <= 0xff) bytes.push(point);
+    else for (const b of utf8(ch)) bytes.push(b);
+  }
+  return Uint8Array.from(bytes);
+}
+
 /** Standard base64 (with padding) of bytes: `x-amz-checksum-*`, `Content-MD5`, Azure signatures. */
 export function toBase64(bytes: Uint8Array): string {
   let binary = '';

@@ -76,7 +76,7 @@ async function complete(
   );
   const headers = Object.assign(completeHeaders(ctx.request.headers), { 'content-type': 'application/xml' });
   const response = await store.send({ method: 'POST', key, query: { uploadId }, headers, body }, ctx.request.signal);
-  const read = await readDocument(response, 'CompleteMultipartUploadResult', ctx.requestId);
+  const read = await readDocument(response, 'CompleteMultipartUploadResult', ctx);
   if (read.response) return read.response;
   let etag = textOf(childOf(read.document, 'ETag')) ?? '';
   if (etag === '') etag = await currentETag(ctx, store, key);

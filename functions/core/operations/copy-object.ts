@@ -1,14 +1,15 @@
 /**
  * CopyObject (spec rules 4-6). The destination's backend performs the copy, signed with the destination's
- * credentials, from the source rewritten into its backend bucket and key space. The backend's answer,
- * including an error inside a 200, is passed through unchanged.
+ * credentials, from the source rewritten into its backend bucket and key space. The backend's answer is
+ * passed through; an error (also one inside a 200) is rewritten into the client's terms.
  */
 import type { Bucket, S3Backend } from '../config/types';
 import { S3Error, notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
 import { decodePathComponent, encodeKey, validateKey } from '../keys';
 import { backendBytes } from '../streams';
-import { passThrough, s3StoreOf } from './backend-response';
+import { parseXml, childOf } from '../xml';
+import { backendErrorResponse, passThrough, s3StoreOf, utf8 } from './backend-response';
 import type { BucketContext } from '../context';
 import { copyHeaders } from './write-headers';
 
@@ -89,5 +90,8 @@ export async function copyObject(ctx: BucketContext, key: string, source: CopySo
   const store = s3StoreOf(ctx, 'CopyObject');
   const headers = Object.assign(copyHeaders(ctx.request.headers), { 'x-amz-copy-source': backendCopySource(source, backends.source) });
   const response = await store.send({ method: 'PUT', key, headers }, ctx.request.signal);
-  return passThrough(response, await backendBytes(response.body), ctx.requestId);
+  const body = await backendBytes(response.body);
+  // An error (S3 may report one inside a 200) names the backend bucket and source: rewritten.
+  if (response.status !== 200 || childOf(parseXml(utf8(body)), 'Error') !== undefined) return backendErrorResponse(ctx, response, body);
+  return passThrough(response, body, ctx.requestId);
 }

@@ -11,7 +11,7 @@ import { createMultipartHeaders } from './write-headers';
 export async function createMultipartUpload(ctx: BucketContext, key: string): Promise<ProxyResponse> {
   const store = s3StoreOf(ctx, 'CreateMultipartUpload');
   const response = await store.send({ method: 'POST', key, query: { uploads: '' }, headers: createMultipartHeaders(ctx.request.headers) }, ctx.request.signal);
-  const read = await readDocument(response, 'InitiateMultipartUploadResult', ctx.requestId);
+  const read = await readDocument(response, 'InitiateMultipartUploadResult', ctx);
   if (read.response) return read.response;
   const uploadId = textOf(childOf(read.document, 'UploadId')) ?? '';
   return documentResponse('InitiateMultipartUploadResult', { Bucket: ctx.bucket.name, Key: key, UploadId: uploadId }, ctx.requestId, documentHeaders(response));

@@ -88,7 +88,7 @@ async function run(ctx: BucketContext, store: Store, mayDelete: KeyAuthorizer, b
   // The client's checksum covered its own body; the backend gets the same algorithm over the new one.
   for (const { algorithm } of headerChecksums(ctx.request.headers)) headers[`x-amz-checksum-${algorithm}`] = base64Digest(algorithm, backendBody);
   const response = await store.send({ method: 'POST', query: { delete: '' }, headers, body: backendBody }, ctx.request.signal);
-  const read = await readDocument(response, 'DeleteResult', ctx.requestId);
+  const read = await readDocument(response, 'DeleteResult', ctx);
   if (read.response) return read.response;
   const result = read.document;
 
@@ -96,6 +96,8 @@ async function run(ctx: BucketContext, store: Store, mayDelete: KeyAuthorizer, b
     listOf(result, name).flatMap((entry) => {
       const fields = textFields(entry);
       const key = store.virtualKey(fields.Key ?? '');
+      // A per-key error message that names the backend bucket or prefix is not the client's to read.
+      if (fields.Message !== undefined) fields.Message = store.clean(fields.Message) ?? `The backend answered ${fields.Code ?? 'an error'}`;
       return key === undefined ? [] : [Object.assign(fields, { Key: key })];
     });
   return documentResponse('DeleteResult', { Deleted: mapped('Deleted'), Error: [...mapped('Error'), ...denied] }, ctx.requestId, documentHeaders(response));

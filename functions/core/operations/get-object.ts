@@ -22,6 +22,7 @@ export function getObject(ctx: BucketContext, method: 'GET' | 'HEAD', key: strin
     query: readQuery(ctx),
     headers: readHeaders(ctx),
     requestId: ctx.requestId,
+    resource: ctx.request.rawPath,
   });
 }
 

@@ -17,6 +17,7 @@ export function putObject(ctx: BucketContext, key: string): Promise<Dispatch> {
       body: upload.body,
       payloadHash: upload.payloadHash,
       requestId: ctx.requestId,
+      resource: ctx.request.rawPath,
     }),
   );
 }

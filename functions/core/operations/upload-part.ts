@@ -19,6 +19,7 @@ export function uploadPart(ctx: BucketContext, key: string, uploadId: string, pa
       body: upload.body,
       payloadHash: upload.payloadHash,
       requestId: ctx.requestId,
+      resource: ctx.request.rawPath,
     }),
   );
 }

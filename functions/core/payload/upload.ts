@@ -148,17 +148,15 @@ export async function verifiedBody(ctx: BucketContext, bytes: Uint8Array, checks
 }
 
 /**
- * The payload the client declared: `x-amz-content-sha256` for header-signed requests; for presigned ones
- * the `X-Amz-Content-Sha256` they signed, else an unsigned-trailer or hex header (checkable without a
- * signature), else UNSIGNED-PAYLOAD.
+ * The payload the client declared, read from where the signature's payload line came from (sigv4 verify):
+ * `x-amz-content-sha256` for header-signed requests; for presigned ones the `X-Amz-Content-Sha256` they
+ * signed, else the `x-amz-content-sha256` header (the payload line then, so covered by the signature), else
+ * UNSIGNED-PAYLOAD.
  */
 function payloadDeclaration(ctx: BucketContext): string {
   const header = ctx.request.headers.get('x-amz-content-sha256');
   if (ctx.identity.info?.presigned !== true) return header ?? UNSIGNED_PAYLOAD;
-  const signed = ctx.query.get('X-Amz-Content-Sha256');
-  if (signed !== undefined) return signed;
-  if (header !== null && (header === STREAMING_UNSIGNED_TRAILER || HEX_SHA256.test(header))) return header;
-  return UNSIGNED_PAYLOAD;
+  return ctx.query.get('X-Amz-Content-Sha256') ?? header ?? UNSIGNED_PAYLOAD;
 }
 
 function hexPayloadHash(value: string): string {

@@ -7,12 +7,14 @@ export {
   canonicalHeaders,
   canonicalQuery,
   canonicalRequest,
+  canonicalRequestHash,
 } from './canonical';
 export type { CanonicalRequestParts } from './canonical';
 export { formatAmzDate, httpDateToAmzDate, parseAmzDate } from './dates';
 export {
   MAX_PRESIGNED_EXPIRES_SECONDS,
   authKind,
+  checkService,
   parseAuthorizationHeader,
   parsePresignedQuery,
   parseSignedRequest,
@@ -20,6 +22,7 @@ export {
 export type { AuthKind, SignedRequestInfo } from './parse';
 export { presignUrl, signRequest } from './sign';
 export type { Credentials, PresignUrlInput, SignRequestInput } from './sign';
+export { unsignedHeaders } from './signed-headers';
 export { signingKey } from './signing-key';
 export { ALGORITHM, SCOPE_TERMINATOR, credentialScope, stringToSign } from './string-to-sign';
 export { MAX_CLOCK_SKEW_MS, verifySignature } from './verify';

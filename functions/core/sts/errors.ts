@@ -24,7 +24,7 @@ export const STS_ERROR_STATUS = {
   ExpiredToken: 403,
   /** GetCallerIdentity: the signature does not verify (or is too old, or scoped to another service). */
   SignatureDoesNotMatch: 403,
-  /** GetCallerIdentity: a malformed Authorization header or query authentication. */
+  /** GetCallerIdentity: a malformed Authorization header or query authentication, or `x-amz-*` headers it does not sign. */
   IncompleteSignature: 403,
   /** Something the gateway got wrong; details stay in the log. */
   InternalFailure: 500,

@@ -36,7 +36,9 @@ export class StsService {
     private readonly config: Config,
     private readonly deps: StsServiceDeps,
   ) {
-    this.jwks = new JwksCache(deps.client, deps.now, deps.jwks);
+    // Only the issuers some role trusts are ever fetched, so the cache's keys are bounded by the configuration.
+    const issuers = [...config.roles.values()].flatMap((role) => role.trustedIssuers);
+    this.jwks = new JwksCache(deps.client, deps.now, { issuers, ...deps.jwks });
     const raw = config.settings.sessionTokenKey;
     this.sessionKey = raw ? importSessionKey(raw) : undefined;
   }
