@@ -94,7 +94,7 @@ describe('the image', () => {
     expect(image.Healthcheck?.Test.join(' ')).toContain(HEALTH_PATH);
   });
 
-  it('GIVEN a published port WHEN probed THEN the server answers on it (it listens on 0.0.0.0), from a process that is not root', async () => {
+  it('GIVEN a published port and a read-only root WHEN probed THEN the server answers on it (it listens on 0.0.0.0), from a process that is not root', async () => {
     const container = await start({ image: IMAGE, config: NO_BACKEND, network: 'published' });
     const health = await rawRequest(container.endpoint, { method: 'GET', target: HEALTH_PATH });
     expect({ status: health.status, body: health.body }).toEqual({ status: 200, body: '{"status":"ok"}' });

@@ -162,12 +162,14 @@ export interface RunningContainer {
 }
 
 let containers = 0;
+const READ_ONLY = ['--read-only', '--read-only-tmpfs=false'];
 
 /** Runs the image attached (its output collected), as `docker run --rm` would. */
 export async function runContainer(podman: Podman, options: ContainerOptions): Promise<RunningContainer> {
   const name = `s3-gateway-test-${process.pid}-${++containers}`;
   const dir = mkdtempSync(join(tmpdir(), 'container-'));
-  const args = ['run', '--rm', '--name', name];
+  // A read-only root without tmpfs mounts, as the ECS task definition runs it (readonlyRootFilesystem).
+  const args = ['run', '--rm', '--name', name, ...READ_ONLY];
   const port = await freePort();
   if (options.network === 'host') args.push('--network', 'host', '--env', `PORT=${port}`);
   else args.push('--publish', `127.0.0.1:${port}:8080`);
@@ -226,7 +228,7 @@ export async function runContainer(podman: Podman, options: ContainerOptions): P
 export async function runContainerExpectingFailure(podman: Podman, image: string, env: Readonly<Record<string, string>>, config?: string): Promise<PodmanRun> {
   const dir = mkdtempSync(join(tmpdir(), 'container-'));
   try {
-    const args = ['run', '--rm', '--network', 'none'];
+    const args = ['run', '--rm', '--network', 'none', ...READ_ONLY];
     for (const [key, value] of Object.entries(env)) args.push('--env', `${key}=${value}`);
     if (config !== undefined) {
       writeFileSync(join(dir, 'proxy.toml'), config);
