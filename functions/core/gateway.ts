@@ -31,6 +31,7 @@ import { putObject } from './operations/put-object';
 import { PathMapper, prefixLevelUnsupported, type MappedOperation } from './path-mapping';
 import { Query } from './query';
 import { errorResponse } from './responses';
+import { HEALTH_PATH, healthResponse, type HealthState } from './health';
 import { routeS3, type BucketOperation } from './routing';
 import { StsError, StsService, sessionUnsealer, stsErrorResponse } from './sts';
 
@@ -72,6 +73,8 @@ export class Gateway {
   private readonly paths?: PathMapper;
   /** Seals the store markers inside listing tokens (list-token.ts). */
   private readonly listTokens: ListTokens;
+  /** What `/.health` reports; `draining` once the runtime began to shut down. */
+  private health: HealthState = 'ok';
 
   /** @throws ConfigError when the identity provider's key or certificate is unusable. */
   constructor(
@@ -111,6 +114,14 @@ export class Gateway {
     }
   }
 
+  /**
+   * From now on `/.health` answers 503 draining, so load balancers stop sending: the Node server calls this
+   * when SIGTERM arrives. Every other request is served as before.
+   */
+  startDraining(): void {
+    this.health = 'draining';
+  }
+
   /** The error response for a failure, including ones an adapter meets while executing a Forward. */
   failure(err: unknown, request: ProxyRequest): ProxyResponse {
     if (err instanceof StsError) return stsErrorResponse(err, request.requestId);
@@ -118,6 +129,8 @@ export class Gateway {
   }
 
   private async dispatch(request: ProxyRequest): Promise<Dispatch> {
+    // First: a health probe must not depend on anything else the gateway does (see health.ts).
+    if (request.rawPath === HEALTH_PATH) return respond(healthResponse(request, this.health));
     if (this.identityProvider) {
       const discovery = await discoveryResponse(this.identityProvider, request);
       if (discovery) return respond(discovery);

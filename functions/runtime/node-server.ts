@@ -4,6 +4,7 @@ import type { Gateway } from '../core/gateway';
 import type { HeaderMap, ProxyRequest, ReadonlyHeaders } from '../core/http';
 import { newRequestId } from '../core/responses';
 import { accessLogLine, batchedStdout } from './access-log';
+import type { DrainState } from './node-drain';
 import { execute } from './node-executor';
 import { NodeHeaders } from './node-headers';
 
@@ -11,13 +12,17 @@ export interface ServerOptions {
   /** How much of a body each client connection holds before it pushes back; unset, Node's 16 KiB. */
   readonly bufferBytes?: number;
   readonly log?: (line: string) => void;
+  /** Once `draining`, responses say `Connection: close` and keep-alive connections end with their response. */
+  readonly drain?: DrainState;
 }
+
+const NEVER_DRAINING: DrainState = { draining: false };
 
 /**
  * The native server adapter: IncomingMessage in, the core's dispatch executed, one JSON access-log line out.
  */
-export function createServer(gateway: Gateway, { bufferBytes, log = batchedStdout() }: ServerOptions = {}): http.Server {
-  return http.createServer({ highWaterMark: bufferBytes }, (req, res) => {
+export function createServer(gateway: Gateway, { bufferBytes, log = batchedStdout(), drain = NEVER_DRAINING }: ServerOptions = {}): http.Server {
+  const server = http.createServer({ highWaterMark: bufferBytes }, (req, res) => {
     const started = performance.now();
     // The client is gone when the response closes unfinished. Listeners on the response, and an
     // AbortController only if the core asks for a signal: one per request is measurable on a small GET.
@@ -33,13 +38,20 @@ export function createServer(gateway: Gateway, { bufferBytes, log = batchedStdou
       coalesceWrites: true,
       body: () => req,
       start: (status, headers) => {
+        if (drain.draining) res.shouldKeepAlive = false;
         res.writeHead(status, headers);
         return res;
       },
     })
-      .then((result) => log(accessLogLine(request, result, started)))
+      .then((result) => {
+        log(accessLogLine(request, result, started));
+        // A response begun before the drain promised keep-alive: its connection ends now that it is complete,
+        // unless a pipelined request is still being answered on it (closeIdleConnections skips those).
+        if (drain.draining) server.closeIdleConnections();
+      })
       .catch(() => res.destroy());
   });
+  return server;
 }
 
 export function toProxyRequest(req: http.IncomingMessage, whenClientGone: (abort: () => void) => void): ProxyRequest {

@@ -160,8 +160,17 @@ export class S3Gateway extends Construct {
   }
 }
 
-function checkEnvironment(scope: Construct, environment: Readonly<Record<string, string>>, referenced: readonly string[]): Record<string, string> {
-  const reserved = Object.keys(environment).filter((name) => RESERVED_VARIABLES.includes(name) || name.startsWith('AWS_'));
+/**
+ * The extra environment of a deployment: refused when it sets what the construct sets itself (`reserved`,
+ * or anything `AWS_`); a warning names each `{ env = "NAME" }` of the configuration left without a value.
+ */
+export function checkEnvironment(
+  scope: Construct,
+  environment: Readonly<Record<string, string>>,
+  referenced: readonly string[],
+  reservedNames: readonly string[] = RESERVED_VARIABLES,
+): Record<string, string> {
+  const reserved = Object.keys(environment).filter((name) => reservedNames.includes(name) || name.startsWith('AWS_'));
   if (reserved.length > 0) {
     throw new Error(`environment must not set ${reserved.join(', ')}: the construct sets them (use keyRotation, parameterPrefix or configFile instead)`);
   }
@@ -169,7 +178,7 @@ function checkEnvironment(scope: Construct, environment: Readonly<Record<string,
   if (missing.length > 0) {
     Annotations.of(scope).addWarningV2(
       's3-gateway:missing-environment',
-      `The configuration reads ${missing.join(', ')} through { env = ... } but no value is passed: the function will refuse to start until they are set in 'environment'`,
+      `The configuration reads ${missing.join(', ')} through { env = ... } but no value is passed: the gateway will refuse to start until they are set in 'environment'`,
     );
   }
   return { ...environment };

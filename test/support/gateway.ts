@@ -87,6 +87,10 @@ export interface RunningGateway {
   logged(pattern: RegExp): Promise<boolean>;
   /** Resident set size of the gateway process, in bytes. */
   rss(): number;
+  /** Sends `signal` to the gateway process alone (a container engine's or orchestrator's SIGTERM). */
+  kill(signal: NodeJS.Signals): void;
+  /** The process's exit code once it ended (null when a signal ended it). */
+  readonly exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -144,6 +148,7 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
     detached: true,
   });
   if (logFd !== undefined) closeSync(logFd); // the child has its own copy
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
   let output = '';
   // Keep the tail only: a benchmark logs millions of lines.
   const collect = (c: Buffer): void => {
@@ -165,6 +170,8 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
       return pattern.test(output);
     },
     rss: () => rssOf(child.pid ?? 0),
+    kill: (signal) => void child.kill(signal),
+    exited,
     stop: async () => {
       process.off('exit', killOnExit);
       if (child.exitCode === null) {

@@ -147,6 +147,8 @@ function readBucket(t: Reader, settings: Settings, pathMapping: PathMapping | un
   t.label(name);
   if (name && !/^[^/\s\u0000-\u001f]+$/.test(name)) t.problem('name', 'must be one path segment without "/", spaces or control characters');
   if (name === '.' || name === '..') t.problem('name', 'must not be "." or ".."');
+  // S3's own rule (names start with a letter or digit); the gateway's paths /.health, /.sts and /.well-known rely on it.
+  else if (name.startsWith('.')) t.problem('name', 'must not start with "." (paths starting with a dot are the gateway\'s own, like /.health)');
   if (name && pathMapping) checkMappedName(t, name, pathMapping);
   const rawType = t.requiredString('backend_type');
   const type = Object.hasOwn(BACKEND_TYPES, rawType.toLowerCase()) ? BACKEND_TYPES[rawType.toLowerCase()] : undefined;
