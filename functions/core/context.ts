@@ -1,6 +1,6 @@
 import type { Bucket, Config } from './config/types';
 import type { ObjectStore } from './backends/store';
-import type { Identity } from './identity';
+import type { Identity } from './auth/identity';
 import type { ProxyRequest } from './http';
 import type { Query } from './query';
 

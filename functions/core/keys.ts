@@ -39,3 +39,20 @@ export function decodePathComponent(raw: string): string {
     throw invalidRequest('The request path is not valid percent-encoded UTF-8');
   }
 }
+
+/**
+ * Orders names as S3 does: by UTF-8 bytes, which is code point order (JavaScript's `<` compares UTF-16 code
+ * units, which differs for characters above U+FFFF against U+E000-U+FFFF).
+ */
+export function compareKeys(a: string, b: string): number {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const ca = a.codePointAt(i) as number;
+    const cb = b.codePointAt(j) as number;
+    if (ca !== cb) return ca < cb ? -1 : 1;
+    i += ca > 0xffff ? 2 : 1;
+    j += cb > 0xffff ? 2 : 1;
+  }
+  return i < a.length ? 1 : j < b.length ? -1 : 0;
+}

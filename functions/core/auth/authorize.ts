@@ -1,8 +1,8 @@
 import type { Action, Bucket } from '../config/types';
 import { accessDenied } from '../errors';
 import type { OperationName } from '../routing';
-import { isAllowed, isAllowedSomewhere } from '../authorization';
-import type { Identity } from '../identity';
+import { grantedRanges, isAllowed, isAllowedSomewhere, rangesUnder, type KeyRange } from './scopes';
+import type { Identity } from './identity';
 
 /**
  * Where every request is authorized. An operation is authorized as one action on a resource: anonymous
@@ -96,4 +96,20 @@ export function authorizeInBucket(identity: Identity, operation: Authorizable, b
 /** ListBuckets: any signed caller; the list itself is every virtual bucket. */
 export function authorizeListBuckets(identity: Identity): void {
   if (identity.principal.type === 'anonymous') throw accessDenied();
+}
+
+/** Every key of a bucket. */
+const WHOLE_BUCKET: readonly KeyRange[] = [{ prefix: '', exact: false }];
+
+/**
+ * The key ranges under `prefix` that `identity` may list with `operation` in `bucket`, in key order: what a
+ * listing reads from the backend, so nothing outside them is ever fetched or shown. Only scopes for this
+ * bucket (or `*`) holding the operation's action count; an anonymous caller gets the whole bucket when the
+ * bucket allows the operation anonymously.
+ */
+export function listableRanges(identity: Identity, operation: Authorizable, bucket: Bucket, prefix: string): KeyRange[] {
+  const rule = ruleOf(operation);
+  const principal = identity.principal;
+  if (principal.type === 'anonymous') return rule.anonymous && bucket.anonymousAccess ? rangesUnder(WHOLE_BUCKET, prefix) : [];
+  return rangesUnder(grantedRanges(principal.scopes, bucket.name, rule.action), prefix);
 }

@@ -1,3 +1,4 @@
+import { compareKeys } from '../keys';
 import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from '../bytes';
 import { S3Error } from '../errors';
 import type { ListEntry, ListPage, ListParams } from './store';
@@ -32,23 +33,6 @@ export interface ListPosition {
 
 /** Backend round trips per client page before the gateway answers a short, truncated page (S3 allows it). */
 const MAX_ROUNDS = 50;
-
-/**
- * Orders names as S3 does: by UTF-8 bytes, which is code point order (JavaScript's `<` compares UTF-16 code
- * units, which differs for characters above U+FFFF against U+E000-U+FFFF).
- */
-export function compareKeys(a: string, b: string): number {
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const ca = a.codePointAt(i) as number;
-    const cb = b.codePointAt(j) as number;
-    if (ca !== cb) return ca < cb ? -1 : 1;
-    i += ca > 0xffff ? 2 : 1;
-    j += cb > 0xffff ? 2 : 1;
-  }
-  return i < a.length ? 1 : j < b.length ? -1 : 0;
-}
 
 /**
  * Collects up to `maxKeys` items (objects and common prefixes) from `start`. Backend pages are asked for no

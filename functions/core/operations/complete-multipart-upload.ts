@@ -11,6 +11,7 @@ import { S3_XMLNS, errorResponse } from '../responses';
 import { buildXml, childOf, listOf, parseXml, textOf } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
 import type { BucketContext } from '../context';
+import { authorizeKey, type Handler } from './operation';
 import { completeHeaders } from './write-headers';
 
 /** S3's part limit (spec Limits). */
@@ -50,7 +51,12 @@ export function parseCompleteRequest(body: Uint8Array): CompletedPart[] {
   });
 }
 
-export function completeMultipartUpload(ctx: BucketContext, key: string, uploadId: string): Dispatch {
+export const completeMultipartUpload: Handler<'CompleteMultipartUpload'> = async (op, ctx) => {
+  authorizeKey(ctx, op, op.key);
+  return collect(ctx, op.key, op.uploadId);
+};
+
+function collect(ctx: BucketContext, key: string, uploadId: string): Dispatch {
   const store = s3StoreOf(ctx, 'CompleteMultipartUpload');
   return {
     kind: 'needs-body',

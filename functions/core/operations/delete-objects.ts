@@ -12,15 +12,15 @@ import { checkDeclaredLength, headerChecksums, verifiedBody } from '../payload/u
 import { S3_XMLNS, errorResponse } from '../responses';
 import { buildXml, childOf, listOf, parseXml, textOf, type ParsedXml, type XmlNode } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
+import { isAuthorized } from '../auth/authorize';
 import type { BucketContext } from '../context';
+import { authorizeBucket, type Handler } from './operation';
 
 /** S3's limit on keys per request (spec Limits). */
 export const MAX_DELETE_KEYS = 1000;
 /** Bound on the collected body: 1000 typical keys need far less; a larger document is refused as MalformedXML. */
 export const MAX_DELETE_BODY_BYTES = 2 * 1024 * 1024;
 
-/** Whether the caller may delete a key (the second stage; the gateway checked the first). */
-export type KeyAuthorizer = (key: string) => boolean;
 
 const malformed = (): S3Error =>
   new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema');
@@ -52,7 +52,21 @@ export function parseDeleteRequest(body: Uint8Array): DeleteRequest {
   return { quiet: quiet === 'true', keys };
 }
 
-export function deleteObjects(ctx: BucketContext, mayDelete: KeyAuthorizer): Dispatch {
+/**
+ * Authorized in two stages: the caller may delete somewhere in the bucket (else AccessDenied before the body
+ * is read), then each key on its own as a DeleteObject.
+ */
+export const deleteObjects: Handler<'DeleteObjects'> = async (op, ctx) => {
+  authorizeBucket(ctx, op);
+  return collect(ctx, (key) => isAuthorized(ctx.identity, DELETE_KEY, { bucket: ctx.bucket, key }));
+};
+
+const DELETE_KEY = { name: 'DeleteObject' } as const;
+
+/** Whether the caller may delete one key of the batch. */
+type KeyAuthorizer = (key: string) => boolean;
+
+function collect(ctx: BucketContext, mayDelete: KeyAuthorizer): Dispatch {
   const store = s3StoreOf(ctx, 'DeleteObjects');
   const max = Math.min(MAX_DELETE_BODY_BYTES, ctx.config.settings.maxUploadBytes ?? Number.POSITIVE_INFINITY);
   const declared = ctx.request.headers.get('content-length');

@@ -1,5 +1,5 @@
 import { S3Error } from '../errors';
-import type { SessionUnsealer } from '../identity';
+import type { SessionUnsealer } from '../auth/identity';
 import { parseSignedRequest, verifySignature, type SignableRequest } from '../sigv4';
 import { sha256Hex } from '../bytes';
 import { StsError, quote, type StsErrorCode } from './errors';

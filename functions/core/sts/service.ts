@@ -1,6 +1,6 @@
 import type { Config } from '../config/types';
 import type { BackendClient, Dispatch, ProxyRequest, ProxyResponse } from '../http';
-import type { SessionUnsealer } from '../identity';
+import type { SessionUnsealer } from '../auth/identity';
 import type { Query } from '../query';
 import type { CryptoKey } from '../bytes';
 import { assumeRoleWithWebIdentity } from './assume-role';

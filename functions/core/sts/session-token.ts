@@ -1,6 +1,6 @@
 import { ACTIONS, type Action, type Scope } from '../config/types';
 import { S3Error } from '../errors';
-import type { SessionCredential, SessionUnsealer } from '../identity';
+import type { SessionCredential, SessionUnsealer } from '../auth/identity';
 import { fromBase64Url, toBase64Url, type CryptoKey } from '../bytes';
 
 /**

@@ -8,7 +8,7 @@ import {
 } from '../../../functions/core/auth/authorize';
 import type { Action, Bucket, Scope } from '../../../functions/core/config/types';
 import { S3Error } from '../../../functions/core/errors';
-import type { Identity } from '../../../functions/core/identity';
+import type { Identity } from '../../../functions/core/auth/identity';
 
 /**
  * Every operation against every kind of caller: who may do what, where. Each row lists the operations a
