@@ -12,7 +12,8 @@ import { toFunctionUrlEvent } from './event';
  * - The response stream is read back: the JSON prelude and its 8 NUL bytes give status, headers and cookies,
  *   the rest is the body, streamed with backpressure. A stream without prelude after `from()` is a 502, an
  *   empty one a bare 200 (what Lambda does for `end()` without `write()`).
- * - A failed invocation is a 502 before the first byte, and a cut connection after it.
+ * - A failed invocation is a 502 before the first byte, and a cut connection after it; so is a prelude with
+ *   a header value that is not plain ASCII (the platform's handling of one is undocumented).
  */
 export interface FunctionUrlOptions {
   /** Largest invocation payload (the event JSON), in bytes. */
@@ -27,6 +28,12 @@ export interface FunctionUrlOptions {
 export const MAX_REQUEST_PAYLOAD_BYTES = 6 * 1024 * 1024;
 /** The streamed response limit (200 MB). */
 export const MAX_RESPONSE_BYTES = 200 * 1024 * 1024;
+/**
+ * Header values the stand-in passes on. What the platform does with any other prelude header value (non-ASCII
+ * text, control characters) is not documented, so the stand-in answers such a prelude with a 502 rather than
+ * guess: the function must not depend on it.
+ */
+const PLAIN_ASCII = /^[\t\x20-\x7e]*$/;
 /** A prelude is status, headers and cookies; anything longer is not one. */
 const MAX_PRELUDE_BYTES = 64 * 1024;
 
@@ -125,6 +132,7 @@ async function relay(stream: LocalResponseStream, res: http.ServerResponse, awsR
       return;
     }
     if (parsed === 'invalid') throw new Error('The response stream has no valid prelude');
+    if (!Object.values(parsed.headers).every((value) => PLAIN_ASCII.test(value))) throw new Error('The prelude has a header value that is not plain ASCII');
     res.writeHead(parsed.statusCode, responseHeaders(parsed, awsRequestId));
     rest = parsed.rest;
   } else {
