@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
-import { S3Error } from '../core/errors';
+import { S3Error, invalidBackendResponse } from '../core/errors';
 import type { BackendClient, BackendRequest } from '../core/http';
-import { type Exchange, Http1Pool, type WireRequest, type WireResponse } from './http1-client';
+import { type Exchange, Http1Pool, ProtocolError, type WireRequest, type WireResponse } from './http1-client';
 import { NodeHeaders } from './node-headers';
 
 /** Idle time on a backend socket, or of a streamed upload body, after which the request fails. */
@@ -30,8 +30,9 @@ export function useBackendBuffers(bytes: number): void {
 /**
  * Sends one backend request. `body` is the client's body as a Node stream when the request says `'client'`.
  * Resolves with the response head once it arrives; the body is left unread. Transport failures reject with
- * an S3Error (503 unreachable, 504 timed out); a body stream that errors aborts the request first, so the
- * backend never commits a partial object, and its error is the rejection.
+ * an S3Error (503 unreachable, 504 timed out, 502 an answer that is not valid HTTP); a body stream that
+ * errors aborts the request first, so the backend never commits a partial object, and its error is the
+ * rejection.
  */
 export function sendNode(
   request: BackendRequest,
@@ -51,6 +52,7 @@ export function sendNode(
       error: (err) => {
         if (bodyError !== undefined) reject(bodyError);
         else if (err instanceof S3Error || gone) reject(err);
+        else if (err instanceof ProtocolError) reject(invalidBackendResponse());
         else reject(new S3Error('ServiceUnavailable', 'The backend is unreachable'));
       },
     });
