@@ -102,13 +102,16 @@ export interface Respond {
 
 /**
  * NeedsBody: the adapter collects the request body (at most `maxBytes`; more is the core's EntityTooLarge or
- * MalformedXML, reported through `tooLarge`) and hands it to `withBody` for the next dispatch.
+ * MalformedXML, reported through `tooLarge`) and hands it to `withBody` for the next dispatch. A body that
+ * stops arriving for the adapter's idle timeout (GATEWAY_IDLE_TIMEOUT_MS) is abandoned and answered with
+ * `timedOut`: S3's 400 RequestTimeout, or its STS counterpart.
  */
 export interface NeedsBody {
   readonly kind: 'needs-body';
   readonly maxBytes: number;
   readonly withBody: (body: Uint8Array) => Promise<Dispatch>;
   readonly tooLarge: () => Dispatch;
+  readonly timedOut: () => Dispatch;
 }
 
 export type Dispatch = Forward | Respond | NeedsBody;

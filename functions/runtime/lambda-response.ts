@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { asciiHeaders } from '../core/header-encoding';
 import type { HeaderMap } from '../core/http';
 
 /**
@@ -7,9 +8,14 @@ import type { HeaderMap } from '../core/http';
  * `end(chunk)` bypasses the hook), so `openResponse` writes an empty chunk at once: body-less responses (HEAD,
  * 204, 304, errors without body) still deliver their status and headers, and the status is fixed before the
  * first body byte.
+ *
+ * Header values go out as plain ASCII (core/header-encoding.ts): the prelude is JSON text, which can name
+ * characters but not bytes, and what the Function URL makes of a non-ASCII header value is not documented
+ * (platform-function-url.md lists no such case). A backend's raw UTF-8 `Content-Disposition` filename becomes
+ * an RFC 8187 `filename*`, other non-ASCII values RFC 2047 encoded words.
  */
 export function openResponse(responseStream: Writable, status: number, headers: HeaderMap): Writable {
-  const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: status, headers });
+  const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: status, headers: asciiHeaders(headers) });
   stream.write('');
   return forwardTo(stream);
 }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import type { Gateway } from '../core/gateway';
 import type { HeaderMap, ProxyRequest, ReadonlyHeaders } from '../core/http';
+import { asciiHeaders } from '../core/header-encoding';
 import { newRequestId } from '../core/responses';
 import { accessLogLine, batchedStdout } from './access-log';
 import type { DrainState } from './node-drain';
@@ -39,7 +40,7 @@ export function createServer(gateway: Gateway, { bufferBytes, log = batchedStdou
       body: () => req,
       start: (status, headers) => {
         if (drain.draining) res.shouldKeepAlive = false;
-        res.writeHead(status, headers);
+        writeHead(res, status, headers);
         return res;
       },
     })
@@ -52,6 +53,31 @@ export function createServer(gateway: Gateway, { bufferBytes, log = batchedStdou
       .catch(() => res.destroy());
   });
   return server;
+}
+
+/**
+ * Sends status and headers, passing every value on as the bytes it holds (a backend's header as the backend
+ * sent it, raw UTF-8 included). Two guards keep that from becoming a 500:
+ * - Node re-encodes a Content-Disposition value it meets after a Content-Length as a latin1 Buffer, then
+ *   validates that Buffer's UTF-8 reading and refuses any non-ASCII byte (nodejs/node#46528, reported as
+ *   #50213 and #58240); meeting the Content-Length last leaves the value as it is.
+ * - A value Node refuses all the same (characters beyond U+00FF, which only text the core built can hold)
+ *   is sent as plain ASCII instead (core/header-encoding.ts).
+ */
+export function writeHead(res: http.ServerResponse, status: number, headers: HeaderMap): void {
+  const head = headers['content-disposition'] !== undefined && headers['content-length'] !== undefined ? lengthLast(headers) : headers;
+  try {
+    res.writeHead(status, head);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_INVALID_CHAR') throw err;
+    res.writeHead(status, asciiHeaders(head));
+  }
+}
+
+function lengthLast(headers: HeaderMap): HeaderMap {
+  const { 'content-length': length, ...rest } = headers;
+  rest['content-length'] = length;
+  return rest;
 }
 
 export function toProxyRequest(req: http.IncomingMessage, whenClientGone: (abort: () => void) => void): ProxyRequest {

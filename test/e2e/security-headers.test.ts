@@ -199,9 +199,13 @@ result = {n: s3.generate_presigned_url('put_object', Params={'Bucket': 'pub', 'K
 
 /**
  * The bytes of a user metadata value as RGW answers it. Like S3, RGW returns a non-ASCII value RFC 2047
- * encoded (`=?UTF-8?Q?caf=E9?=`, whatever the bytes); a plain value is its own bytes.
+ * encoded (`=?UTF-8?Q?caf=E9?=`, whatever the bytes); a plain value is its own bytes. Through a Lambda
+ * response a non-ASCII value arrives as an RFC 2047 B-encoded word of its bytes (`=?UTF-8?B?Y2Fmw6k=?=`,
+ * RUNTIME_LIMITS.nonAsciiHeaders).
  */
 function metadataBytes(value: string | undefined): number[] {
+  const word = /^=\?UTF-8\?B\?([A-Za-z0-9+/=]*)\?=$/i.exec(value ?? '');
+  if (word !== null) return [...Buffer.from(word[1]!, 'base64')];
   const encoded = /^=\?UTF-8\?Q\?(.*)\?=$/i.exec(value ?? '');
   if (encoded === null) return [...Buffer.from(value ?? '', 'latin1')];
   const out: number[] = [];

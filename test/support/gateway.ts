@@ -62,6 +62,21 @@ export interface RuntimeLimits {
    * its client signed it, so the request is refused (SignatureDoesNotMatch); UTF-8 values pass byte for byte.
    */
   readonly decodesHeaderValuesAsUtf8?: boolean;
+  /**
+   * How a response header value with bytes beyond ASCII reaches the client (absent: as the backend sent them,
+   * byte for byte). `ascii`: the prelude of a Lambda response is JSON text and what the Function URL makes of
+   * a non-ASCII value is undocumented, so the gateway encodes it (Content-Disposition parameters as RFC 8187
+   * `filename*` next to an ASCII fallback, other values as RFC 2047 encoded words). `utf8`: the Workers
+   * runtime holds header values as UTF-8 text, so valid UTF-8 passes byte for byte and any other byte arrives
+   * as U+FFFD (EF BF BD) before the worker sees it.
+   */
+  readonly nonAsciiHeaders?: 'ascii' | 'utf8';
+  /**
+   * The platform answers a request body that stops arriving itself, before the gateway runs (it hands the
+   * function the body whole): this status, in the platform's shape. Absent: the gateway answers after its
+   * idle timeout with S3's 400 RequestTimeout (the STS shape for STS forms).
+   */
+  readonly stalledBodyStatus?: number;
 }
 
 export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
@@ -69,9 +84,18 @@ export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
   lambda: {
     maxRequestBodyBytes: Math.floor(((MAX_REQUEST_PAYLOAD_BYTES - 16 * 1024) * 3) / 4),
     maxResponseBodyBytes: MAX_RESPONSE_BYTES,
+    nonAsciiHeaders: 'ascii',
+    // The local Function URL's answer; what AWS answers is undocumented (scripts/lambda-local/function-url.ts).
+    stalledBodyStatus: 408,
   },
   // Responses are not limited on the edge.
-  edge: { platformMaxRequestBodyBytes: 100 * 1000 * 1000, resolvesDotSegments: true, refusedConnectionCode: 'Error', decodesHeaderValuesAsUtf8: true },
+  edge: {
+    platformMaxRequestBodyBytes: 100 * 1000 * 1000,
+    resolvesDotSegments: true,
+    refusedConnectionCode: 'Error',
+    decodesHeaderValuesAsUtf8: true,
+    nonAsciiHeaders: 'utf8',
+  },
 };
 
 export interface RunningGateway {

@@ -3,7 +3,7 @@
  * and re-serialized for the backend; `If-Match`/`If-None-Match` are signed on the backend request, whose 412
  * passes through unchanged, as does an error the backend reports inside a 200.
  */
-import { S3Error } from '../errors';
+import { S3Error, requestTimeout } from '../errors';
 import type { Dispatch, ProxyResponse } from '../http';
 import { encodeKey } from '../keys';
 import { verifiedBody } from '../payload/upload';
@@ -62,6 +62,7 @@ function collect(ctx: BucketContext, key: string, uploadId: string): Dispatch {
     kind: 'needs-body',
     maxBytes: MAX_COMPLETE_BODY_BYTES,
     tooLarge: () => ({ kind: 'response', response: errorResponse(malformed(), ctx.requestId, ctx.request.method, ctx.request.rawPath) }),
+    timedOut: () => ({ kind: 'response', response: errorResponse(requestTimeout(), ctx.requestId, ctx.request.method, ctx.request.rawPath) }),
     withBody: async (bytes) => {
       // An x-amz-checksum-* header here is the whole object's checksum, which the backend will not have.
       const parts = parseCompleteRequest(await verifiedBody(ctx, bytes, false));

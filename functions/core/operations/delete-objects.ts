@@ -6,7 +6,7 @@
  * is mapped back into the virtual key space and merged with the refusals.
  */
 import { base64Digest } from '../checksums';
-import { S3Error } from '../errors';
+import { S3Error, requestTimeout } from '../errors';
 import type { Dispatch, ProxyResponse } from '../http';
 import { checkDeclaredLength, headerChecksums, verifiedBody } from '../payload/upload';
 import { S3_XMLNS, errorResponse } from '../responses';
@@ -81,6 +81,7 @@ function collect(ctx: BucketContext, mayDelete: KeyAuthorizer): Dispatch {
       const err = max < MAX_DELETE_BODY_BYTES ? new S3Error('EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size') : malformed();
       return { kind: 'response', response: errorResponse(err, ctx.requestId, ctx.request.method, ctx.request.rawPath) };
     },
+    timedOut: () => ({ kind: 'response', response: errorResponse(requestTimeout(), ctx.requestId, ctx.request.method, ctx.request.rawPath) }),
     withBody: async (bytes) => ({ kind: 'response', response: await run(ctx, store, mayDelete, await verifiedBody(ctx, bytes)) }),
   };
 }

@@ -1,3 +1,4 @@
+import { S3Error } from '../errors';
 import type { Forward, HeaderMap } from '../http';
 import type { BucketContext } from '../context';
 import { notImplemented } from '../errors';
@@ -42,11 +43,24 @@ function readHeaders(ctx: BucketContext): HeaderMap {
   return out;
 }
 
+/**
+ * The read's query for the backend. A `response-*` override becomes a response header, so one holding a
+ * control character (CR and LF included) is refused with 400 before anything is sent: passed on, it reaches
+ * the backend, which may answer with a broken response (Ceph RGW writes a second status line into its answer
+ * for any of them, HTAB too) or a header no runtime can send.
+ */
 function readQuery(ctx: BucketContext): HeaderMap {
   const out: HeaderMap = {};
   for (const name of ctx.query.names()) {
     const value = ctx.query.get(name);
-    if (READ_QUERY.has(name) && value) out[name] = value;
+    if (!READ_QUERY.has(name) || !value) continue;
+    if (name.startsWith('response-') && CONTROL.test(value)) {
+      throw new S3Error('InvalidArgument', `The ${name} value holds a control character`, { ArgumentName: name });
+    }
+    out[name] = value;
   }
   return out;
 }
+
+/** Control characters, HTAB included: no override needs one, and RGW answers any of them with a broken response. */
+const CONTROL = /[\x00-\x1f\x7f]/;

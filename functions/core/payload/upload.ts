@@ -19,7 +19,7 @@ import {
   type StreamingPayload,
 } from './aws-chunked';
 import { base64Digest, checksumAlgorithmOf, type ChecksumAlgorithm } from '../checksums';
-import { S3Error, notImplemented } from '../errors';
+import { S3Error, notImplemented, requestTimeout } from '../errors';
 import type { Dispatch, HeaderMap, ReadonlyHeaders } from '../http';
 import type { BucketContext } from '../context';
 import { errorResponse } from '../responses';
@@ -95,6 +95,7 @@ async function chunkedUpload(ctx: BucketContext, payload: StreamingPayload, send
     kind: 'needs-body',
     maxBytes: EMPTY_CHUNKED_MAX_BYTES,
     withBody: async (bytes) => send(upload(await checkBytes(bytes, decoder()))),
+    timedOut: () => ({ kind: 'response', response: errorResponse(requestTimeout(), ctx.requestId, ctx.request.method, ctx.request.rawPath) }),
     tooLarge: () => ({
       kind: 'response',
       response: errorResponse(

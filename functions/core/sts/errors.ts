@@ -26,6 +26,8 @@ export const STS_ERROR_STATUS = {
   SignatureDoesNotMatch: 403,
   /** GetCallerIdentity: a malformed Authorization header or query authentication, or `x-amz-*` headers it does not sign. */
   IncompleteSignature: 403,
+  /** The form body stopped arriving for the idle timeout (S3's code and words, in the STS shape). */
+  RequestTimeout: 400,
   /** Something the gateway got wrong; details stay in the log. */
   InternalFailure: 500,
 } as const;

@@ -5,6 +5,7 @@ import type { Query } from '../query';
 import type { CryptoKey } from '../bytes';
 import { assumeRoleWithWebIdentity } from './assume-role';
 import { callerIdentity } from './caller-identity';
+import { REQUEST_TIMEOUT_MESSAGE } from '../errors';
 import { StsError, quote } from './errors';
 import { JwksCache, type JwksCacheOptions } from './jwks';
 import { assumeRoleResponse, callerIdentityResponse, stsErrorResponse } from './responses';
@@ -71,6 +72,7 @@ export class StsService {
       maxBytes: STS_FORM_MAX_BYTES,
       withBody,
       tooLarge: () => respond(stsErrorResponse(new StsError('ValidationError', 'The request body is longer than its Content-Length'), request.requestId)),
+      timedOut: () => respond(stsErrorResponse(new StsError('RequestTimeout', REQUEST_TIMEOUT_MESSAGE), request.requestId)),
     };
   }
 
