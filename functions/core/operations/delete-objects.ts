@@ -10,10 +10,11 @@ import { S3Error, requestTimeout } from '../errors';
 import type { Dispatch, ProxyResponse } from '../http';
 import { checkDeclaredLength, headerChecksums, verifiedBody } from '../payload/upload';
 import { S3_XMLNS, errorResponse } from '../responses';
-import { buildXml, childOf, listOf, parseXml, textOf, type ParsedXml, type XmlNode } from '../xml';
+import { buildXml, childOf, listOf, textOf, type ParsedXml, type XmlNode } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
 import { isAuthorized } from '../auth/authorize';
 import type { BucketContext } from '../context';
+import { malformedXml, requestDocument } from './request-document';
 import { authorizeBucket, type Handler } from './operation';
 
 /** S3's limit on keys per request (spec Limits). */
@@ -22,8 +23,6 @@ export const MAX_DELETE_KEYS = 1000;
 export const MAX_DELETE_BODY_BYTES = 2 * 1024 * 1024;
 
 
-const malformed = (): S3Error =>
-  new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema');
 
 interface DeleteRequest {
   readonly quiet: boolean;
@@ -32,23 +31,16 @@ interface DeleteRequest {
 
 /** Parses a `<Delete>` document: 1 to 1000 `<Object><Key>`, optional `<Quiet>`. VersionIds are ignored (spec). */
 export function parseDeleteRequest(body: Uint8Array): DeleteRequest {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
-  } catch {
-    throw malformed();
-  }
-  const root = childOf(parseXml(text), 'Delete');
-  if (root === undefined || typeof root === 'string') throw malformed();
+  const root = requestDocument(body, 'Delete');
   const objects = listOf(root, 'Object');
-  if (objects.length === 0 || objects.length > MAX_DELETE_KEYS) throw malformed();
+  if (objects.length === 0 || objects.length > MAX_DELETE_KEYS) throw malformedXml();
   const keys = objects.map((o) => {
     const key = typeof o === 'string' ? undefined : textOf(childOf(o, 'Key'));
-    if (key === undefined || key === '') throw malformed();
+    if (key === undefined || key === '') throw malformedXml();
     return key;
   });
   const quiet = (textOf(childOf(root, 'Quiet')) ?? 'false').trim().toLowerCase();
-  if (quiet !== 'true' && quiet !== 'false') throw malformed();
+  if (quiet !== 'true' && quiet !== 'false') throw malformedXml();
   return { quiet: quiet === 'true', keys };
 }
 
@@ -72,13 +64,13 @@ function collect(ctx: BucketContext, mayDelete: KeyAuthorizer): Dispatch {
   const declared = ctx.request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared)) {
     checkDeclaredLength(ctx, Number(declared));
-    if (Number(declared) > MAX_DELETE_BODY_BYTES) throw malformed();
+    if (Number(declared) > MAX_DELETE_BODY_BYTES) throw malformedXml();
   }
   return {
     kind: 'needs-body',
     maxBytes: max,
     tooLarge: () => {
-      const err = max < MAX_DELETE_BODY_BYTES ? new S3Error('EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size') : malformed();
+      const err = max < MAX_DELETE_BODY_BYTES ? new S3Error('EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size') : malformedXml();
       return { kind: 'response', response: errorResponse(err, ctx.requestId, ctx.request.method, ctx.request.rawPath) };
     },
     timedOut: () => ({ kind: 'response', response: errorResponse(requestTimeout(), ctx.requestId, ctx.request.method, ctx.request.rawPath) }),
