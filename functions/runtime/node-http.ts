@@ -122,7 +122,7 @@ export function whenIdle(source: Readable, onIdle: () => void): () => void {
 /** The request as the HTTP/1.1 client sends it: target split from the URL, headers as Node's flat list. */
 export function wireRequest(request: BackendRequest): WireRequest {
   const url = splitUrl(request.url);
-  // Not `{ ...url, method, headers }`: a new hidden class per request (see inBucket in core/operations/context.ts).
+  // Not `{ ...url, method, headers }`: a new hidden class per request (see inBucket in core/context.ts).
   const { protocol, hostname, port, path } = url;
   return { protocol, hostname, port, path, method: request.method, headers: headerList(request, url) };
 }

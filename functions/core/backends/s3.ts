@@ -3,8 +3,9 @@ import { backendDocument } from '../streams';
 import { S3Error, S3_ERROR_STATUS, type S3ErrorCode } from '../errors';
 import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
+import { sha256Hex } from '../bytes';
 import { xmlResponse } from '../responses';
-import { sha256Hex, signRequest } from '../sigv4';
+import { EMPTY_SHA256, UNSIGNED_PAYLOAD, signRequest } from '../sigv4';
 import { buildXml, childOf, listOf, parseXml, textOf, type ParsedXml, type XmlNode } from '../xml';
 import {
   passThroughHeaders,
@@ -17,8 +18,6 @@ import {
 } from './store';
 import { S3_CODE_BY_STATUS } from './translate';
 
-const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
-const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
 /** An S3-compatible backend (AWS S3, Ceph RGW, MinIO, s3rver…), addressed path-style. */
 export class S3Store implements ObjectStore {

@@ -11,7 +11,7 @@ import { passThroughHeaders } from '../backends/store';
 import type { BackendResponse, ProxyResponse } from '../http';
 import { S3_XMLNS, xmlResponse } from '../responses';
 import { buildXml, childOf, parseXml, type ParsedXml, type XmlNode, type XmlValue } from '../xml';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
 
 /** The bucket's store when it is an S3 backend; multipart and batch delete exist only there (spec rule 8). */
 export function s3StoreOf(ctx: BucketContext, operation: string): S3Store {

@@ -10,7 +10,9 @@ import { decodePathComponent, encodeKey, validateKey } from '../keys';
 import { backendBytes } from '../streams';
 import { parseXml, childOf } from '../xml';
 import { backendErrorResponse, passThrough, s3StoreOf, utf8 } from './backend-response';
-import type { BucketContext } from './context';
+import { authorize } from '../auth/authorize';
+import type { BucketContext } from '../context';
+import { authorizeKey, respond, type Handler } from './operation';
 import { copyHeaders } from './write-headers';
 
 /** A parsed `x-amz-copy-source`. */
@@ -81,11 +83,20 @@ function normalizeEndpoint(endpoint: string): string {
 }
 
 /**
- * Performs the copy; the caller has authorized the source as a read and the destination as a write.
- *
- * @param sourceBucket The source's virtual bucket (the caller resolved it: unknown is NoSuchBucket).
+ * CopyObject: the source is authorized as a read (GetObject, or a versioned read when it names a version),
+ * the destination as a write; an unknown source bucket is NoSuchBucket. Anonymous callers never copy.
  */
-export async function copyObject(ctx: BucketContext, key: string, source: CopySource, sourceBucket: Bucket): Promise<ProxyResponse> {
+export const copyObject: Handler<'CopyObject'> = async (op, ctx) => {
+  authorizeKey(ctx, op, op.key);
+  const source = parseCopySource(op.copySource);
+  const sourceBucket = ctx.config.buckets.get(source.bucket);
+  if (!sourceBucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: source.bucket });
+  authorize(ctx.identity, { name: 'GetObject', versionId: source.versionId }, { bucket: sourceBucket, key: source.key });
+  return respond(await copy(ctx, op.key, source, sourceBucket));
+};
+
+/** Performs the copy, authorized: the destination's backend copies from the source's backend key. */
+async function copy(ctx: BucketContext, key: string, source: CopySource, sourceBucket: Bucket): Promise<ProxyResponse> {
   const backends = copyableBackends(sourceBucket, ctx.bucket);
   const store = s3StoreOf(ctx, 'CopyObject');
   const headers = Object.assign(copyHeaders(ctx.request.headers), { 'x-amz-copy-source': backendCopySource(source, backends.source) });

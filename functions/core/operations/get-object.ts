@@ -1,6 +1,8 @@
 import { S3Error } from '../errors';
 import type { Forward, HeaderMap } from '../http';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
+import { notImplemented } from '../errors';
+import { authorizeKey, type Handler } from './operation';
 
 /** Request headers a read passes to the backend: ranges, preconditions, checksum mode and SSE-C keys. */
 const READ_HEADERS: ReadonlySet<string> = new Set([
@@ -15,17 +17,22 @@ const READ_QUERY: ReadonlySet<string> = new Set([
   'response-content-language', 'response-content-type', 'response-expires',
 ]);
 
-/** GetObject and HeadObject: a Forward whose status (200, 206, 304, 412, errors) and body pass through. */
-export function getObject(ctx: BucketContext, method: 'GET' | 'HEAD', key: string): Promise<Forward> {
+/**
+ * GetObject and HeadObject: a Forward whose status (200, 206, 304, 412, errors) and body pass through. A read
+ * naming a version is authorized as `get_object_version`; only S3 backends keep versions.
+ */
+export const getObject: Handler<'GetObject' | 'HeadObject'> = (op, ctx): Promise<Forward> => {
+  if (op.versionId !== undefined && ctx.bucket.backend.type !== 's3') throw notImplemented('Version-scoped reads on this backend');
+  authorizeKey(ctx, op, op.key);
   return ctx.store.forwardObject({
-    method,
-    key,
+    method: op.name === 'GetObject' ? 'GET' : 'HEAD',
+    key: op.key,
     query: readQuery(ctx),
     headers: readHeaders(ctx),
     requestId: ctx.requestId,
     resource: ctx.request.rawPath,
   });
-}
+};
 
 /** Walks what the client sent, usually a handful of headers, rather than looking up every name. */
 function readHeaders(ctx: BucketContext): HeaderMap {

@@ -11,32 +11,55 @@
  * are read (list-objects.ts). Markers, start-after and keys are in the client's space; continuation tokens
  * are the gateway's own (list-token.ts).
  */
-import type { ProxyResponse } from '../http';
+import { authorize, isAuthorizedInBucket } from '../auth/authorize';
 import type { ListParams } from '../backends/store';
-import type { BucketContext, RequestContext } from './context';
-import { fallbackTokens, listSegments, listableRanges, renderListing, startOf, type ListSegment } from './list-objects';
+import type { BucketContext, RequestContext } from '../context';
+import { accessDenied } from '../errors';
+import type { Dispatch, ProxyResponse } from '../http';
+import { prefixLevelUnsupported, type MappedOperation } from '../path-mapping';
+import { bucketLocation, headBucket } from './buckets';
+import { fallbackTokens, listParams, listSegments, listableRanges, renderListing, startOf, type ListSegment } from './list-objects';
 import type { ListTokens } from './list-token';
+import { respond, type S3Services } from './operation';
 
 /** A mapped bucket under the listed client-level bucket. */
 export interface ListedChild {
   /** Its key prefix in the client's space, without the trailing `/` (`repo`). */
   readonly path: string;
   readonly ctx: BucketContext;
-  /** Whether the caller may list somewhere in it; listings spanning several buckets skip the others. */
-  readonly visible: boolean;
 }
 
-export interface ListAccess {
-  /** Authorizes a listing inside one mapped bucket under `prefix`; throws AccessDenied. */
-  readonly authorize: (child: ListedChild, prefix: string) => void;
+const LIST = { name: 'ListObjects' } as const;
+
+/**
+ * An operation on a client-level bucket (`/{account}`): ListObjects spans its mapped buckets; HeadBucket and
+ * GetBucketLocation answer for it; anything else needs one mapped bucket (501). The caller must be able to
+ * list at least one of the mapped buckets, else AccessDenied.
+ */
+export async function accountLevel(mapped: Extract<MappedOperation, { level: 'prefix' }>, children: readonly ListedChild[], ctx: RequestContext, services: S3Services): Promise<Dispatch> {
+  if (!children.some((child) => isAuthorizedInBucket(ctx.identity, LIST, child.ctx.bucket))) throw accessDenied();
+  const op = mapped.operation;
+  switch (op.name) {
+    case 'ListObjects':
+      return respond(await listMapped(ctx, mapped.name, listParams(ctx, op.version), children, services.listTokens));
+    case 'HeadBucket':
+      return respond(headBucket(ctx.requestId));
+    case 'GetBucketLocation':
+      return respond(bucketLocation(ctx.requestId));
+    default:
+      throw prefixLevelUnsupported(op);
+  }
 }
 
+/**
+ * The listing across `children`. A prefix reaching inside one of them is authorized there as any listing
+ * is; wider listings leave out the mapped buckets the caller may not list.
+ */
 export async function listMapped(
   ctx: RequestContext,
   name: string,
   params: ListParams,
   children: readonly ListedChild[],
-  access: ListAccess,
   tokens: ListTokens = fallbackTokens(),
 ): Promise<ProxyResponse> {
   const { prefix, delimiter } = params;
@@ -45,8 +68,8 @@ export async function listMapped(
     const base = `${child.path}/`;
     const inside = prefix.startsWith(base);
     if (!inside && !base.startsWith(prefix)) continue;
-    if (inside) access.authorize(child, prefix.slice(base.length));
-    else if (!child.visible) continue;
+    if (inside) authorize(ctx.identity, LIST, { bucket: child.ctx.bucket, key: prefix.slice(base.length) });
+    else if (!isAuthorizedInBucket(ctx.identity, LIST, child.ctx.bucket)) continue;
     if (!inside && delimiter !== undefined) {
       const at = base.indexOf(delimiter, prefix.length);
       if (at >= 0) {

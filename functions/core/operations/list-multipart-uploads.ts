@@ -4,16 +4,17 @@
  * reads only the key ranges the caller may list, one after another, and its markers are the last upload (or
  * common prefix) it showed: never a backend marker, which could name an upload the caller may not see.
  */
-import type { KeyRange } from '../authorization';
-import { compareKeys } from '../backends/listing';
+import type { KeyRange } from '../auth/scopes';
+import { compareKeys } from '../keys';
 import type { S3Store } from '../backends/s3';
 import { S3Error, notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
 import { encodeKey } from '../keys';
 import { childOf, listOf, textOf, type ParsedXml } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from './backend-response';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
 import { GATEWAY_OWNER, foldedPrefix, listableRanges, straddles } from './list-objects';
+import { authorizeKey, respond, type Handler } from './operation';
 export interface ListUploadsParams {
   readonly prefix: string;
   readonly delimiter?: string;
@@ -74,7 +75,14 @@ class BackendAnswer extends Error {
   }
 }
 
-export async function listMultipartUploads(ctx: BucketContext, params: ListUploadsParams): Promise<ProxyResponse> {
+/** ListMultipartUploads, authorized as `list_bucket` on its prefix; uploads in progress are never anonymous. */
+export const listMultipartUploads: Handler<'ListMultipartUploads'> = async (op, ctx) => {
+  const params = listUploadsParams(ctx);
+  authorizeKey(ctx, op, params.prefix);
+  return respond(await listUploads(ctx, params));
+};
+
+async function listUploads(ctx: BucketContext, params: ListUploadsParams): Promise<ProxyResponse> {
   const store = s3StoreOf(ctx, 'ListMultipartUploads');
   const { prefix, delimiter, maxUploads } = params;
   const keyMarker = params.keyMarker;

@@ -7,16 +7,18 @@
  * prefix above it (listing `data` with `/` over a grant on `data/`) shows as that prefix when it holds
  * anything, asked of the backend with one single-key read. Positions are the last name shown (list-token.ts).
  */
-import { grantedRanges, rangesUnder, type KeyRange } from '../authorization';
-import { compareKeys } from '../backends/listing';
+import { listableRanges as grantedToList } from '../auth/authorize';
+import type { KeyRange } from '../auth/scopes';
+import { compareKeys } from '../keys';
 import { S3Error, notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
 import { encodeKey } from '../keys';
 import { s3Xml } from '../responses';
 import type { ListEntry, ListPage, ListParams } from '../backends/store';
 import type { XmlNode } from '../xml';
-import type { BucketContext, RequestContext } from './context';
+import type { BucketContext, RequestContext } from '../context';
 import { MARKER_TAG, ListTokens, type ListHint, type ListPosition } from './list-token';
+import { authorizeKey, respond, type Handler } from './operation';
 
 /** Who owns every listed object, as ListBuckets says: the gateway (backend owners are never shown). */
 export const GATEWAY_OWNER = { ID: 'gateway', DisplayName: 'gateway' } as const;
@@ -40,6 +42,13 @@ export type ListSegment =
   | { readonly kind: 'range'; readonly base: string; readonly ctx: BucketContext; readonly range: KeyRange }
   | { readonly kind: 'folder'; readonly prefix: string };
 
+/** ListObjects (V1) and ListObjectsV2, authorized as `list_bucket` on the listing's prefix. */
+export const listObjectsOperation: Handler<'ListObjects'> = async (op, ctx, services) => {
+  const params = listParams(ctx, op.version);
+  authorizeKey(ctx, op, params.prefix);
+  return respond(await listObjects(ctx, op.version, params, services.listTokens));
+};
+
 /** ListObjects (V1) and ListObjectsV2 as the gateway's own XML, with the virtual bucket's name. */
 export async function listObjects(ctx: BucketContext, version: 1 | 2, params: ListParams, tokens: ListTokens = fallbackTokens()): Promise<ProxyResponse> {
   const segments = listableRanges(ctx, params.prefix).map((range): ListSegment => ({ kind: 'range', base: '', ctx, range }));
@@ -49,10 +58,10 @@ export async function listObjects(ctx: BucketContext, version: 1 | 2, params: Li
 
 /** The ranges of `ctx`'s bucket the caller may list under `prefix`, in that bucket's key space. */
 export function listableRanges(ctx: BucketContext, prefix: string): KeyRange[] {
-  const principal = ctx.identity.principal;
-  const granted = principal.type === 'key' ? grantedRanges(principal.scopes, ctx.bucket.name, 'list_bucket') : [{ prefix: '', exact: false }];
-  return rangesUnder(granted, prefix);
+  return grantedToList(ctx.identity, LIST, ctx.bucket, prefix);
 }
+
+const LIST = { name: 'ListObjects' } as const;
 
 /** Where the client asked the listing to start: V2's token or start-after, V1's marker. */
 export async function startOf(params: ListParams, tokens: ListTokens): Promise<ListPosition> {

@@ -8,7 +8,7 @@
  * make the gateway start from one it chose; a name it makes up is only a start-after.
  */
 import { S3Error } from '../errors';
-import type { CryptoKey } from '../sigv4';
+import { fromBase64Url, toBase64Url, type CryptoKey } from '../bytes';
 
 /** Where a listing resumes: after the name `after`; `hint` is the store's marker for it, when it has one. */
 export interface ListPosition {
@@ -159,17 +159,4 @@ function parseJson(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-/** Strict base64url (no padding); undefined for anything else. */
-function fromBase64Url(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9_-]+$/.test(text) || text.length % 4 === 1) return undefined;
-  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4));
-  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }

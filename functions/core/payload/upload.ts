@@ -13,18 +13,18 @@
  */
 import {
   AwsChunkedDecoder,
-  EMPTY_SHA256,
   STREAMING_UNSIGNED_TRAILER,
   isStreamingPayload,
   parseTrailerHeader,
   type StreamingPayload,
-} from '../aws-chunked';
+} from './aws-chunked';
 import { base64Digest, checksumAlgorithmOf, type ChecksumAlgorithm } from '../checksums';
 import { S3Error, notImplemented, requestTimeout } from '../errors';
 import type { Dispatch, HeaderMap, ReadonlyHeaders } from '../http';
-import type { BucketContext } from '../operations/context';
+import type { BucketContext } from '../context';
 import { errorResponse } from '../responses';
-import { UNSIGNED_PAYLOAD, sha256Hex } from '../sigv4';
+import { EMPTY_SHA256, UNSIGNED_PAYLOAD } from '../sigv4';
+import { sha256Hex } from '../bytes';
 import { checkBytes, checkedStream } from './checked-stream';
 import { PlainBodyChecker, checksumMismatch, sha256Mismatch, type ExpectedChecksum } from './plain';
 

@@ -3,11 +3,14 @@ import type { ReadonlyHeaders } from '../http';
  * The canonical request of SigV4 (https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html),
  * built from what the client sent, the way S3 builds it.
  */
-import { sha256HexSync, uriEncode, wireBytes } from './encoding';
+import { sha256HexSync, uriEncode, wireBytes } from '../bytes';
 import { decodeQueryComponent, splitQuery } from './query';
 
 /** Payload hash of a request whose body is not signed (presigned URLs, some header-signed requests). */
 export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
+
+/** Hex SHA-256 of the empty string: the payload hash of a request without a body. */
+export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
 /** Inputs of the canonical request, each already in canonical form. */
 export interface CanonicalRequestParts {

@@ -1,5 +1,6 @@
 /** SigV4 for S3: verifying client requests and signing backend requests, on Web Crypto only. */
 export {
+  EMPTY_SHA256,
   MissingSignedHeaderError,
   UNSIGNED_PAYLOAD,
   canonicalHeaderValue,
@@ -10,8 +11,6 @@ export {
 } from './canonical';
 export type { CanonicalRequestParts } from './canonical';
 export { formatAmzDate, httpDateToAmzDate, parseAmzDate } from './dates';
-export { hmac, importHmacKey, sha256Hex, sha256HexSync, timingSafeEqual, toHex, uriEncode, wireBytes } from './encoding';
-export type { CryptoKey, HmacKey } from './encoding';
 export {
   MAX_PRESIGNED_EXPIRES_SECONDS,
   authKind,

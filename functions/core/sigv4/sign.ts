@@ -4,7 +4,7 @@
  */
 import { UNSIGNED_PAYLOAD, canonicalHeaders, canonicalQuery, canonicalRequest, canonicalRequestHash } from './canonical';
 import { formatAmzDate } from './dates';
-import { hmac, toHex, uriEncode } from './encoding';
+import { hmac, toHex, uriEncode } from '../bytes';
 import { MAX_PRESIGNED_EXPIRES_SECONDS } from './parse';
 import { signingKey } from './signing-key';
 import { ALGORITHM, credentialScope, stringToSign } from './string-to-sign';

@@ -13,7 +13,7 @@ import {
   canonicalRequestHash,
 } from './canonical';
 import { parseAmzDate } from './dates';
-import { hmac, timingSafeEqual, toHex, type HmacKey } from './encoding';
+import { hmac, timingSafeEqual, toHex, type HmacKey } from '../bytes';
 import type { SignedRequestInfo } from './parse';
 import { queryParam } from './query';
 import { unsignedHeaders } from './signed-headers';

@@ -1,6 +1,7 @@
 import { S3Error } from '../errors';
-import type { SessionUnsealer } from '../identity';
-import { parseSignedRequest, sha256Hex, verifySignature, type SignableRequest } from '../sigv4';
+import type { SessionUnsealer } from '../auth/identity';
+import { parseSignedRequest, verifySignature, type SignableRequest } from '../sigv4';
+import { sha256Hex } from '../bytes';
 import { StsError, quote, type StsErrorCode } from './errors';
 import { STS_ACCOUNT, assumedRoleArn, assumedRoleId } from './principal';
 import type { CallerIdentity } from './responses';

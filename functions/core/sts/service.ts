@@ -1,8 +1,8 @@
 import type { Config } from '../config/types';
 import type { BackendClient, Dispatch, ProxyRequest, ProxyResponse } from '../http';
-import type { SessionUnsealer } from '../identity';
+import type { SessionUnsealer } from '../auth/identity';
 import type { Query } from '../query';
-import type { CryptoKey } from '../sigv4';
+import type { CryptoKey } from '../bytes';
 import { assumeRoleWithWebIdentity } from './assume-role';
 import { callerIdentity } from './caller-identity';
 import { REQUEST_TIMEOUT_MESSAGE } from '../errors';

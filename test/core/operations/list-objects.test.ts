@@ -1,8 +1,8 @@
-import { compareKeys } from '../../../functions/core/backends/listing';
+import { compareKeys } from '../../../functions/core/keys';
 import type { ListPage, ListParams, ObjectStore } from '../../../functions/core/backends/store';
 import type { Action, Bucket, Config, Scope } from '../../../functions/core/config/types';
-import type { Identity } from '../../../functions/core/identity';
-import type { BucketContext } from '../../../functions/core/operations/context';
+import type { Identity } from '../../../functions/core/auth/identity';
+import type { BucketContext } from '../../../functions/core/context';
 import { listMapped, type ListedChild } from '../../../functions/core/operations/list-mapped';
 import { listObjects } from '../../../functions/core/operations/list-objects';
 import { ListTokens } from '../../../functions/core/operations/list-token';
@@ -232,7 +232,8 @@ describe('listObjects for a caller whose scopes cover part of the bucket', () =>
   });
 
   it('an anonymous listing of a public bucket is one backend listing of the prefix', async () => {
-    const ctx = bucketContext('priv', memoryStore(KEYS, recorded), { principal: { type: 'anonymous' } } as Identity);
+    const anonymous = bucketContext('priv', memoryStore(KEYS, recorded), { principal: { type: 'anonymous' } } as Identity);
+    const ctx = { ...anonymous, bucket: { name: 'priv', anonymousAccess: true } as Bucket };
     const out = shown(String((await listObjects(ctx, 2, params({ prefix: 'data' }), tokens)).body));
     expect(out.keys).toEqual(['data', 'data!x', 'data/a.txt', 'data/sub/b.txt', 'data/sub/c.txt', 'database/x.txt', 'database/y.txt', 'dataz']);
     expect(recorded.calls.map((c) => c.prefix)).toEqual(['data']);
@@ -245,7 +246,6 @@ describe('listMapped for a caller scoped inside a mapped bucket', () => {
     const identity = keyHolder([scope('acct:a', ['dir/']), scope('acct:b', [])]);
     const child = (path: string, keys: string[]): ListedChild => ({
       path,
-      visible: true,
       ctx: bucketContext(`acct:${path}`, memoryStore(keys, recorded), identity),
     });
     const children = [child('a', ['dir/1', 'dir/2', 'secret']), child('b', ['y'])];
@@ -253,7 +253,7 @@ describe('listMapped for a caller scoped inside a mapped bucket', () => {
     const keys: string[] = [];
     let token: string | undefined;
     for (let page = 0; page < 10; page++) {
-      const out = shown(String((await listMapped(ctx, 'acct', params({ maxKeys: 1, continuationToken: token }), children, { authorize: () => undefined })).body));
+      const out = shown(String((await listMapped(ctx, 'acct', params({ maxKeys: 1, continuationToken: token }), children)).body));
       keys.push(...out.keys);
       expect(revealed(out.token)).not.toContain('secret');
       if (!out.truncated) break;

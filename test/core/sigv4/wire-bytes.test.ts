@@ -7,7 +7,8 @@
  */
 import { createHash, createHmac } from 'node:crypto';
 import { S3Error } from '../../../functions/core/errors';
-import { parseSignedRequest, signRequest, verifySignature, wireBytes, type SignableRequest } from '../../../functions/core/sigv4';
+import { parseSignedRequest, signRequest, verifySignature, type SignableRequest } from '../../../functions/core/sigv4';
+import { wireBytes } from '../../../functions/core/bytes';
 
 const AKID = 'AKIDWIREBYTES0000000';
 const SECRET = 'wire/bytes/secret/000000000000000000000';

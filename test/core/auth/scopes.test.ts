@@ -1,5 +1,5 @@
-import { grantedRanges, isAllowed, isAllowedSomewhere, prefixCovers, rangesUnder } from '../../functions/core/authorization';
-import type { Action, Scope } from '../../functions/core/config/types';
+import { grantedRanges, isAllowed, isAllowedSomewhere, prefixCovers, rangesUnder } from '../../../functions/core/auth/scopes';
+import type { Action, Scope } from '../../../functions/core/config/types';
 
 const scope = (bucket: string, prefixes: string[], ...actions: Action[]): Scope => ({ bucket, prefixes, actions });
 

@@ -5,10 +5,10 @@
  */
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { HttpRequest } from '@smithy/types';
-import { parseConfig } from '../../functions/core/config/parse';
-import { Gateway } from '../../functions/core/gateway';
-import type { BackendRequest, Dispatch, ProxyRequest, ProxyResponse } from '../../functions/core/http';
-import { NodeSha256, buildQuery, smithySigner, type TestCredentials } from './sigv4/smithy';
+import { parseConfig } from '../../../functions/core/config/parse';
+import { Gateway } from '../../../functions/core/gateway';
+import type { BackendRequest, Dispatch, ProxyRequest, ProxyResponse } from '../../../functions/core/http';
+import { NodeSha256, buildQuery, smithySigner, type TestCredentials } from '../sigv4/smithy';
 
 const NOW = Date.UTC(2026, 5, 1, 12);
 const HOST = 'gateway.test';

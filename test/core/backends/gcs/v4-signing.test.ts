@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { importServiceAccountKey, signUrl, type RsaKey } from '../../../functions/core/backends/gcs/v4-signing';
-import { encodeKey } from '../../../functions/core/keys';
+import { importServiceAccountKey, signUrl, type RsaKey } from '../../../../functions/core/backends/gcs/v4-signing';
+import { encodeKey } from '../../../../functions/core/keys';
 
 /**
  * Google's V4 signed URL conformance vectors (googleapis/conformance-tests, storage/v1; see
@@ -30,7 +30,7 @@ interface Vector {
   readonly expectedStringToSign: string;
 }
 
-const FIXTURES = join(__dirname, '../../fixtures/gcs-v4-signing');
+const FIXTURES = join(__dirname, '../../../fixtures/gcs-v4-signing');
 const vectors = (JSON.parse(readFileSync(join(FIXTURES, 'v4_signatures.json'), 'utf8')) as { signingV4Tests: Vector[] }).signingV4Tests;
 const account = JSON.parse(readFileSync(join(FIXTURES, 'test_service_account.not-a-test.json'), 'utf8')) as { client_email: string; private_key: string };
 

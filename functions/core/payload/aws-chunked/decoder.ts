@@ -9,11 +9,11 @@
  * held back until the final chunk, the trailer signature, the trailing checksum and the decoded length all
  * check out.
  */
-import { createDigest, toBase64, checksumAlgorithmOf, type ChecksumAlgorithm, type Digest } from '../checksums';
-import { S3Error } from '../errors';
-import { timingSafeEqual } from '../sigv4';
-import { HoldBack, type BodyChecker, type Emit } from '../payload/checked-stream';
-import { concat } from '../streams';
+import { timingSafeEqual, toBase64 } from '../../bytes';
+import { createDigest, checksumAlgorithmOf, type ChecksumAlgorithm, type Digest } from '../../checksums';
+import { S3Error } from '../../errors';
+import { concat } from '../../streams';
+import { HoldBack, type BodyChecker, type Emit } from '../checked-stream';
 import { chunkSignature, trailerSignature, type ChunkSigningSeed } from './signatures';
 
 /** The three aws-chunked payload forms, by their `x-amz-content-sha256` value. */

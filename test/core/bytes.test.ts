@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import { hmac, importHmacKey, sha256Hex, timingSafeEqual, toHex, uriEncode } from '../../../functions/core/sigv4';
+import { hmac, importHmacKey, sha256Hex, timingSafeEqual, toHex, uriEncode } from '../../functions/core/bytes';
 
 describe('uriEncode (RFC 3986, as SigV4 requires)', () => {
   it('keeps the unreserved characters and returns the same string when nothing needs encoding', () => {

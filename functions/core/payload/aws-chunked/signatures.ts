@@ -3,10 +3,8 @@
  * each chunk's signature chains from the previous one, seeded by the request's own signature, and a signed
  * trailer is chained from the final (empty) chunk's.
  */
-import { hmac, sha256Hex, toHex, type HmacKey } from '../sigv4';
-
-/** SHA-256 of the empty string, which every chunk string-to-sign carries in place of headers. */
-export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+import { hmac, sha256Hex, toHex, type HmacKey } from '../../bytes';
+import { EMPTY_SHA256 } from '../../sigv4';
 
 /** What chunk signatures are derived from: the verified request signature and its key, scope and date. */
 export interface ChunkSigningSeed {

@@ -1,7 +1,7 @@
-import type { Config, Scope } from './config/types';
-import { S3Error, accessDenied } from './errors';
-import type { ProxyRequest } from './http';
-import { checkService, parseSignedRequest, verifySignature, type SignedRequestInfo, type VerifiedSignature } from './sigv4';
+import type { Config, Scope } from '../config/types';
+import { S3Error, accessDenied } from '../errors';
+import type { ProxyRequest } from '../http';
+import { checkService, parseSignedRequest, verifySignature, type SignedRequestInfo, type VerifiedSignature } from '../sigv4';
 
 /**
  * Who is calling. Every request is authenticated here: anonymous, a long-lived `[[credentials]]` key, or a

@@ -7,11 +7,11 @@ import {
   parseTrailerHeader,
   type AwsChunkedOptions,
   type ChunkSigningSeed,
-} from '../../../functions/core/aws-chunked';
-import { base64Digest } from '../../../functions/core/checksums';
-import { S3Error } from '../../../functions/core/errors';
-import { checkBytes, checkedStream } from '../../../functions/core/payload/checked-stream';
-import { importHmacKey } from '../../../functions/core/sigv4';
+} from '../../../../functions/core/payload/aws-chunked';
+import { base64Digest } from '../../../../functions/core/checksums';
+import { S3Error } from '../../../../functions/core/errors';
+import { checkBytes, checkedStream } from '../../../../functions/core/payload/checked-stream';
+import { importHmacKey } from '../../../../functions/core/bytes';
 
 /**
  * The aws-chunked decoder against AWS's published example (sigv4-streaming.html) and against bodies this file

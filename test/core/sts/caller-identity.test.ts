@@ -4,7 +4,7 @@
  * must be scoped to `sts`.
  */
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { SessionCredential } from '../../../functions/core/identity';
+import type { SessionCredential } from '../../../functions/core/auth/identity';
 import type { SignableRequest } from '../../../functions/core/sigv4';
 import { callerIdentity } from '../../../functions/core/sts/caller-identity';
 import { StsError } from '../../../functions/core/sts/errors';

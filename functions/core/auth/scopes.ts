@@ -1,5 +1,5 @@
-import { compareKeys } from './backends/listing';
-import type { Action, Scope } from './config/types';
+import { compareKeys } from '../keys';
+import type { Action, Scope } from '../config/types';
 
 /**
  * Scope matching. Takes scopes that are already resolved (templates filled in for STS sessions), so long-lived

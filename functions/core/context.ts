@@ -1,8 +1,8 @@
-import type { Bucket, Config } from '../config/types';
-import type { ObjectStore } from '../backends/store';
-import type { Identity } from '../identity';
-import type { ProxyRequest } from '../http';
-import type { Query } from '../query';
+import type { Bucket, Config } from './config/types';
+import type { ObjectStore } from './backends/store';
+import type { Identity } from './auth/identity';
+import type { ProxyRequest } from './http';
+import type { Query } from './query';
 
 /** Everything an operation handler needs about the request in hand. */
 export interface RequestContext {

@@ -1,19 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import {
-  Crc32,
-  Crc32c,
-  Crc64Nvme,
-  Md5,
-  Sha1,
-  Sha256,
-  base64Digest,
-  checksumAlgorithmOf,
-  createDigest,
-  toBase64,
-  useNativeCrc32,
-  type Digest,
-} from '../../../functions/core/checksums';
+import { Crc32, Crc32c, Crc64Nvme, Md5, Sha1, base64Digest, checksumAlgorithmOf, createDigest, useNativeCrc32, type Digest } from '../../functions/core/checksums';
+import { Sha256, toBase64 } from '../../functions/core/bytes';
 
 const CHECK = new TextEncoder().encode('123456789');
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');

@@ -9,5 +9,5 @@ export {
   parseTrailerHeader,
 } from './decoder';
 export type { AwsChunkedOptions, StreamingPayload } from './decoder';
-export { EMPTY_SHA256, chunkSignature, chunkStringToSign, trailerSignature, trailerStringToSign } from './signatures';
+export { chunkSignature, chunkStringToSign, trailerSignature, trailerStringToSign } from './signatures';
 export type { ChunkSigningSeed } from './signatures';
