@@ -5,6 +5,7 @@
  */
 import { authenticate, type SessionUnsealer } from './auth/identity';
 import { authorizeListBuckets } from './auth/authorize';
+import { withHoistedHeaders } from './auth/hoisted-headers';
 import type { ObjectStore } from './backends/store';
 import type { Bucket, Config } from './config/types';
 import { inBucket, type RequestContext } from './context';
@@ -40,7 +41,8 @@ export class S3Api {
   async dispatch(received: ProxyRequest, query: Query): Promise<Dispatch> {
     const { config, now, unseal } = this.deps;
     const identity = await authenticate(received, config, now(), unseal);
-    const request = received;
+    // A presigned URL's signed `x-amz-*` query parameters are the headers they stand for.
+    const request = withHoistedHeaders(received, identity.info);
     const routed = routeS3(request.method, request.rawPath, query, request.headers);
     if (routed.name === 'CreateBucket') throw createBucketRefusal(identity, routed.bucket, this.bucketsNamed(routed.bucket));
     const ctx: RequestContext = { request, query, identity, config, requestId: request.requestId };
