@@ -6,7 +6,8 @@ import { ADMIN } from './fixtures';
 
 /**
  * What the suites of versions, part copies, tags and rclone share (issue 20): one Ceph RGW with versioning
- * on, and a gateway per runtime exposing it as virtual buckets, with keys that hold the actions added beyond
+ * on and a second storage class (STANDARD_IA, so a copy can change an object's class), and a gateway per
+ * runtime exposing it as virtual buckets, with keys that hold the actions added beyond
  * the specification and keys that do not.
  *
  * Virtual buckets: `vers` and `copies` (RGW buckets of the same names, versioned), `tenant` (RGW `copies`
@@ -33,7 +34,7 @@ export const SPEC: Keys = { accessKeyId: 'SPECKEY0000000000000', secretAccessKey
 export const MINE: Keys = { accessKeyId: 'MINEKEY0000000000000', secretAccessKey: 'mine/secret/key/00000000000000000000000' };
 
 export async function startOpsBackends(): Promise<OpsBackends> {
-  const rgw = await startRgw();
+  const rgw = await startRgw({ storageClasses: ['STANDARD_IA'] });
   await Promise.all([createBucket(rgw, 'vers', { versioning: true }), createBucket(rgw, 'copies', { versioning: true })]);
   const direct = rgwS3Client(rgw);
   return {
