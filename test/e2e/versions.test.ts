@@ -15,9 +15,9 @@ import { MINE, SPEC, startOpsBackends, startOpsGateway, type OpsBackends, type O
 
 /**
  * Object versions on Ceph RGW with versioning on (issue 20): ListObjectVersions, paginated by key and
- * version markers; a DeleteObject or DeleteObjects entry naming a version deletes exactly that version
- * (the specification ignores the version: docs/adr/0012); `x-amz-version-id` and `x-amz-delete-marker`
- * pass through. Each needs its own action (`list_bucket_versions`, `delete_object_version`): without them
+ * version markers; a DeleteObject or DeleteObjects entry naming a version deletes exactly that version (the
+ * specification ignores the version: docs/adr/0012-versioned-deletes.md); `x-amz-version-id` and
+ * `x-amz-delete-marker` pass through. Each needs its own action (`list_bucket_versions`, `delete_object_version`): without them
  * the calls are refused and every version is still there afterwards.
  */
 let backends: OpsBackends;

@@ -4,9 +4,9 @@ import { authorizeKey, type Handler } from './operation';
 
 /**
  * DeleteObject: S3 answers 204 whether or not the key existed. A `versionId` deletes exactly that version,
- * authorized as `delete_object_version` (the spec ignores it, which on a versioned bucket would hide the
- * current object behind a delete marker instead: docs/adr/0012). Only S3 backends keep versions. The
- * backend's `x-amz-version-id` and `x-amz-delete-marker` pass through.
+ * authorized as `delete_object_version`; the spec ignores it, which on a versioned bucket would hide the
+ * current object behind a delete marker instead (docs/adr/0012-versioned-deletes.md). Only S3 backends keep
+ * versions. The backend's `x-amz-version-id` and `x-amz-delete-marker` pass through.
  */
 export const deleteObject: Handler<'DeleteObject'> = (op, ctx): Promise<Forward> => {
   authorizeKey(ctx, op, op.key);
