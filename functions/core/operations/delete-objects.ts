@@ -60,7 +60,8 @@ export const deleteObjects: Handler<'DeleteObjects'> = async (op, ctx) => {
   return collect(ctx, (entry) => isAuthorized(ctx.identity, { name: 'DeleteObject', versionId: entry.versionId }, { bucket: ctx.bucket, key: entry.key }));
 };
 
-const DELETE_VERSION = { name: 'DeleteObject', versionId: '' } as const;
+/** A delete naming some version: authorized as `delete_object_version` (which version does not matter here). */
+const DELETE_VERSION = { name: 'DeleteObject', versionId: 'any' } as const;
 
 /** Whether the caller may delete one entry of the batch. */
 type EntryAuthorizer = (entry: DeleteEntry) => boolean;
