@@ -1,15 +1,16 @@
 import { Writable } from 'node:stream';
 import type { HeaderMap } from '../core/http';
+import { functionUrlHeaders } from './function-url-headers';
 
 /**
  * The Lambda side of a response: status and headers go out as the `HttpResponseStream` prelude, then the body
  * streams. The runtime sends the prelude on the first `write()` only (`end()` alone sends nothing, and
  * `end(chunk)` bypasses the hook), so `openResponse` writes an empty chunk at once: body-less responses (HEAD,
  * 204, 304, errors without body) still deliver their status and headers, and the status is fixed before the
- * first body byte.
+ * first body byte. The headers are those a Function URL passes unchanged (`functionUrlHeaders`).
  */
 export function openResponse(responseStream: Writable, status: number, headers: HeaderMap): Writable {
-  const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: status, headers });
+  const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: status, headers: functionUrlHeaders(headers) });
   stream.write('');
   return forwardTo(stream);
 }
