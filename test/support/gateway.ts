@@ -11,9 +11,9 @@ import { MAX_REQUEST_PAYLOAD_BYTES, MAX_RESPONSE_BYTES } from '../../scripts/lam
  * CONFIG_PATH and the environment. Each runtime is one entry; suites iterate `RUNTIMES` so the same
  * specifications run against every runtime (a matrix, never a copy).
  */
-export type RuntimeName = 'node' | 'lambda' | 'edge';
+export type RuntimeName = 'node' | 'lambda' | 'edge' | 'web';
 
-export const RUNTIMES: readonly RuntimeName[] = ['node', 'lambda', 'edge'];
+export const RUNTIMES: readonly RuntimeName[] = ['node', 'lambda', 'edge', 'web'];
 
 /** The npm script's entry point per runtime: what `npm run serve` (and friends) execute. */
 const ENTRY: Record<RuntimeName, string> = {
@@ -22,11 +22,14 @@ const ENTRY: Record<RuntimeName, string> = {
   lambda: 'scripts/lambda-local.ts',
   /** `npm run start:edge`: the edge worker's bundle under miniflare (workerd). */
   edge: 'scripts/edge-local.ts',
+  /** `npm run start:web`: the Web Function entry (the Node server) behind the local Web Function endpoint. */
+  web: 'scripts/web-local.ts',
 };
 
 /**
  * What each runtime's platform imposes, declared once so suites adapt to it instead of forking (absent: the
- * platform adds no limit of its own). The Lambda values are the Function URL's, enforced by the local front.
+ * platform adds no limit of its own). The Lambda values are the Function URL's, enforced by the local front;
+ * the web ones a Lambda Web Function's, as its local endpoint models them.
  */
 export interface RuntimeLimits {
   /**
@@ -56,6 +59,21 @@ export interface RuntimeLimits {
    * carries no code, so the log can only say `Error`. The client's answer (503) is the same everywhere.
    */
   readonly refusedConnectionCode?: string;
+  /**
+   * The platform renames the `Content-Length` of every response to `x-amzn-remapped-content-length` and sends
+   * the body chunked (a Function URL in RESPONSE_STREAM, reported on AWS; the local front does the same).
+   * Bodies still arrive whole, but no response states its size, and the gateway cannot restore it: a HEAD
+   * has no `Content-Length`, so HeadObject reports no ContentLength (the JS SDK leaves it undefined,
+   * `aws s3api head-object` omits it), and aws-cli's `s3 cp` downloads, which take the size from HeadObject,
+   * fail.
+   */
+  readonly remapsContentLength?: boolean;
+  /**
+   * The platform decodes a gzip response body and drops its `Content-Encoding` (a Function URL, reported).
+   * So that objects still arrive byte for byte (ETag and checksums matching), the gateway sends no
+   * `Content-Encoding` there: an object's Content-Encoding is not reported to clients.
+   */
+  readonly dropsContentEncoding?: boolean;
 }
 
 export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
@@ -63,9 +81,13 @@ export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
   lambda: {
     maxRequestBodyBytes: Math.floor(((MAX_REQUEST_PAYLOAD_BYTES - 16 * 1024) * 3) / 4),
     maxResponseBodyBytes: MAX_RESPONSE_BYTES,
+    remapsContentLength: true,
+    dropsContentEncoding: true,
   },
   // Responses are not limited on the edge.
   edge: { platformMaxRequestBodyBytes: 100 * 1000 * 1000, resolvesDotSegments: true, refusedConnectionCode: 'Error' },
+  // No body limit is documented for a Web Function; its request timeout (900 s) bounds the rest.
+  web: {},
 };
 
 export interface RunningGateway {
