@@ -90,6 +90,24 @@ export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
   web: {},
 };
 
+/**
+ * The size a response reports on `runtime`: `size`, or undefined where the platform renames Content-Length
+ * (RUNTIME_LIMITS `remapsContentLength`), as an SDK's ContentLength.
+ */
+export function reportedLength(runtime: RuntimeName, size: number): number | undefined {
+  return RUNTIME_LIMITS[runtime].remapsContentLength ? undefined : size;
+}
+
+/**
+ * What an aws-cli `s3 cp` whose source is an object holding `body` does on `runtime` (matched against its
+ * `Run`): succeeds, printing `body` when the destination is `-`; or, where the platform renames
+ * Content-Length, fails the way aws-cli does, on the size its HeadObject of the source lacks.
+ */
+export function expectedCliCopy(runtime: RuntimeName, body?: string): Record<string, unknown> {
+  if (RUNTIME_LIMITS[runtime].remapsContentLength) return { code: 1, stderr: expect.stringContaining("'ContentLength'") };
+  return body === undefined ? { code: 0, stderr: '' } : { code: 0, stdout: body };
+}
+
 export interface RunningGateway {
   readonly runtime: RuntimeName;
   readonly endpoint: string;
