@@ -119,7 +119,7 @@ export interface RunningGateway {
    * response has finished (the Node server batches them per event-loop turn), so it may trail the response.
    */
   logged(pattern: RegExp): Promise<boolean>;
-  /** Resident set size of the gateway process, in bytes. */
+  /** Resident set size of the gateway process (with its children, without a platform stand-in), in bytes. */
   rss(): number;
   stop(): Promise<void>;
 }
@@ -198,7 +198,8 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
       for (let i = 0; i < 40 && !pattern.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 50));
       return pattern.test(output);
     },
-    rss: () => rssOf(child.pid ?? 0),
+    // The local Web Function endpoint stands for Lambda's own infrastructure: the gateway is its child process.
+    rss: () => (runtime === 'web' ? childrenOf(child.pid ?? 0).reduce((sum, pid) => sum + rssOf(pid), 0) : rssOf(child.pid ?? 0)),
     stop: async () => {
       process.off('exit', killOnExit);
       if (child.exitCode === null) {
