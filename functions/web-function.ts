@@ -22,33 +22,35 @@ import { parseHttpEndpoint } from './runtime/web-function-endpoint';
 const SHUTDOWN_GRACE_MS = 900;
 
 /** Reads the parameters, then listens. Lambda requires the listen within 10 s of the start (init). */
-export async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
+async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
   const { host, port } = parseHttpEndpoint(env.AWS_LAMBDA_HTTP_ENDPOINT);
   const region = env.PARAMETER_REGION || undefined;
   const resolved = await resolveEnvironment(env, ssmParameterReader(() => new SSMClient({ region })));
   return serve({ ...resolved, CONFIG_PATH: resolved.CONFIG_PATH || join(__dirname, 'proxy.toml'), HOST: host, PORT: String(port) });
 }
 
-if (require.main === module) {
-  start().then(
-    ({ server, close }) => {
-      // Not the Node server's `url`: the endpoint's domain, not this address, is what clients use.
-      console.error(JSON.stringify({ time: new Date().toISOString(), message: 'gateway listening', httpEndpoint: process.env.AWS_LAMBDA_HTTP_ENDPOINT, runtime: 'web function' }));
-      process.once('SIGTERM', () => {
-        console.error(JSON.stringify({ time: new Date().toISOString(), message: 'SIGTERM: draining connections' }));
-        const timer = setTimeout(() => {
-          server.closeAllConnections();
-          process.exit(0);
-        }, SHUTDOWN_GRACE_MS);
-        void close().then(() => {
-          clearTimeout(timer);
-          process.exit(0);
-        });
+/**
+ * Runs on load, whatever loads it: the Web Function runtime starts the package's entry file itself, and
+ * nothing says it does so as Node's main module.
+ */
+start().then(
+  ({ server, close }) => {
+    // Not the Node server's `url`: the endpoint's domain, not this address, is what clients use.
+    console.error(JSON.stringify({ time: new Date().toISOString(), message: 'gateway listening', httpEndpoint: process.env.AWS_LAMBDA_HTTP_ENDPOINT, runtime: 'web function' }));
+    process.once('SIGTERM', () => {
+      console.error(JSON.stringify({ time: new Date().toISOString(), message: 'SIGTERM: draining connections' }));
+      const timer = setTimeout(() => {
+        server.closeAllConnections();
+        process.exit(0);
+      }, SHUTDOWN_GRACE_MS);
+      void close().then(() => {
+        clearTimeout(timer);
+        process.exit(0);
       });
-    },
-    (err: unknown) => {
-      console.error(err instanceof ConfigError ? err.message : describeError(err));
-      process.exit(1);
-    },
-  );
-}
+    });
+  },
+  (err: unknown) => {
+    console.error(err instanceof ConfigError ? err.message : describeError(err));
+    process.exit(1);
+  },
+);

@@ -160,8 +160,17 @@ export class S3Gateway extends Construct {
   }
 }
 
-function checkEnvironment(scope: Construct, environment: Readonly<Record<string, string>>, referenced: readonly string[]): Record<string, string> {
-  const reserved = Object.keys(environment).filter((name) => RESERVED_VARIABLES.includes(name) || name.startsWith('AWS_'));
+/**
+ * The extra environment a gateway construct passes on: refuses names the construct sets itself (`reserved`)
+ * or that the platform owns (`AWS_*`), and warns about configuration secrets left without a value.
+ */
+export function checkEnvironment(
+  scope: Construct,
+  environment: Readonly<Record<string, string>>,
+  referenced: readonly string[],
+  reservedNames: readonly string[] = RESERVED_VARIABLES,
+): Record<string, string> {
+  const reserved = Object.keys(environment).filter((name) => reservedNames.includes(name) || name.startsWith('AWS_'));
   if (reserved.length > 0) {
     throw new Error(`environment must not set ${reserved.join(', ')}: the construct sets them (use keyRotation, parameterPrefix or configFile instead)`);
   }
