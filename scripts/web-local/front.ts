@@ -14,7 +14,7 @@ import http from 'node:http';
  *   `lambda-web-request-id`, `lambda-web-endpoint-name`; the client's address is appended to
  *   `X-Forwarded-For`.
  * - Half-duplex: the whole request body is forwarded before the answer is read, so an early answer reaches
- *   the client only after its body went through (the function may stop reading: the rest is then dropped).
+ *   the client only after its body went through (what the function no longer reads is dropped).
  * - The answer streams back with backpressure, without its connection-scoped headers, plus
  *   `lambda-web-request-id`. No cap on either body (none is documented); the request timeout bounds the whole
  *   exchange, stream included: 504 `Runtime.RequestTimeout` before the first byte, a cut stream after.
@@ -133,6 +133,16 @@ function forward(settings: Settings, req: http.IncomingMessage, res: http.Server
   };
   upstream.on('response', (incoming) => {
     answer = incoming;
+    if (!bodySent) {
+      // The function answered before it had the whole body. Node's client writes no more once an answer
+      // arrived, so the rest of the client's body is read and dropped here instead of reaching a function
+      // that has answered already; the client still sees the answer only after its last byte. That
+      // connection cannot carry another request.
+      bodySent = true;
+      req.unpipe(upstream);
+      if (!clientDone) req.resume();
+      incoming.once('end', () => upstream.destroy());
+    }
     relay();
   });
   // The body went through ('finish'), or the function closed the connection before taking all of it, or

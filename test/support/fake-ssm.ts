@@ -15,8 +15,8 @@ export interface StoredParameter {
 export interface FakeSsm {
   readonly endpoint: string;
   readonly parameters: Map<string, StoredParameter>;
-  /** Every call received, in order: the operation and its JSON input. */
-  readonly calls: { readonly operation: string; readonly input: Record<string, unknown> }[];
+  /** Every call received, in order: the operation, its JSON input and the Region it was signed for. */
+  readonly calls: { readonly operation: string; readonly input: Record<string, unknown>; readonly region?: string }[];
   stop(): Promise<void>;
 }
 
@@ -31,7 +31,8 @@ export async function startFakeSsm(initial: Record<string, StoredParameter> = {}
     req.on('end', () => {
       const operation = String(req.headers['x-amz-target'] ?? '').replace(/^AmazonSSM\./, '');
       const input = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
-      calls.push({ operation, input });
+      const region = /Credential=[^/]+\/\d{8}\/([^/]+)\//.exec(String(req.headers.authorization ?? ''))?.[1];
+      calls.push({ operation, input, region });
       const reply = answer(parameters, operation, input);
       const body = JSON.stringify(reply.body);
       res.writeHead(reply.status, { 'content-type': 'application/x-amz-json-1.1', 'content-length': Buffer.byteLength(body) });
