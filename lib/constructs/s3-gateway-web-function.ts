@@ -220,6 +220,10 @@ function bundle(outputDir: string, configPath: string): boolean {
     minify: true,
     sourcemap: true,
     logLevel: 'warning',
+    // The entry starts the server itself. In a bundle every module's `require.main === module` guard is
+    // true (they share the bundle's module), so the bundled Node server's own guard would start a second
+    // server on 127.0.0.1:8080: never let one fire.
+    define: { 'require.main': 'undefined' },
   });
   copyFileSync(configPath, join(outputDir, 'proxy.toml'));
   return true;

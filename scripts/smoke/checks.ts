@@ -113,7 +113,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
       const remapped = head.headers['x-amzn-remapped-content-length'];
       if (length === '1000') return ['works', 'Content-Length: 1000'];
       if (length === undefined) {
-        return ['broken', `no Content-Length${remapped ? ` (x-amzn-remapped-content-length: ${remapped})` : ''}: HeadObject reports no size, so aws s3 cp/sync downloads and boto3 download_file fail`];
+        return ['broken', `no Content-Length${remapped ? ` (x-amzn-remapped-content-length: ${remapped})` : ''}: HeadObject reports no size, so aws s3 cp downloads and copies and boto3 download_file fail`];
       }
       return ['broken', `Content-Length: ${length} for a 1000 B object`];
     });
@@ -175,7 +175,7 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
       const body = generatedBody(MiB, 7);
       const reply = seen(await client.send({ method: 'PUT', target: path('expect.bin'), body, headers: { 'content-type': 'application/octet-stream' }, sign: signer, expectContinue: true, continueWaitMs: 3000 }));
       if (reply.status === 200) written.add('expect.bin');
-      if (reply.status === 417) return ['broken', '417 Expectation Failed: aws-cli and boto3 send Expect: 100-continue on every upload from a file, so their uploads fail'];
+      if (reply.status === 417) return ['broken', '417 Expectation Failed: aws-cli and boto3 send Expect: 100-continue with every PutObject and UploadPart, so all their uploads fail'];
       if (reply.status !== 200) return ['broken', `answered ${describe(reply)}${reply.bodySent ? '' : ' before the body was sent'}`];
       return ['works', reply.continued ? '100 Continue, then 200' : '200, with no 100 Continue within 3 s (clients wait, then send)'];
     });

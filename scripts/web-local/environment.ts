@@ -39,7 +39,7 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
   delete env.HOST;
   delete env.PORT;
   // Its output is the function's log: it goes where this process's goes.
-  const child = spawn(process.execPath, entry(), { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, entry(), { env, stdio: ['ignore', 'inherit', 'inherit'] });
   const exited = new Promise<number | null>((resolvePromise) => child.once('exit', (code) => resolvePromise(code)));
   const deadline = Date.now() + (options.initTimeoutMs ?? 10_000);
   for (;;) {

@@ -44,6 +44,8 @@ test('GIVEN bundling WHEN the web-function stack is synthesized THEN its asset h
     try {
       for (let i = 0; i < 200 && !output.includes('gateway listening'); i++) await new Promise((r) => setTimeout(r, 50));
       expect(output).toContain(`"httpEndpoint":"127.0.0.1:${port}"`);
+      // Only the Web Function's server: the bundled Node server's own entry code never runs.
+      expect(output.match(/gateway listening/g)).toHaveLength(1);
       // The demo bucket's backend is not running: the gateway's own answer proves the request reached it.
       const res = await fetch(`http://127.0.0.1:${port}/public/hello.txt`);
       expect(res.status).toBe(503);

@@ -171,7 +171,7 @@ describe('npm run smoke against a Web Function endpoint answering Expect: 100-co
     const run = await smoke(gw.endpoint);
     expect(run.rows['PUT with Expect: 100-continue']).toEqual({
       outcome: 'broken',
-      evidence: '417 Expectation Failed: aws-cli and boto3 send Expect: 100-continue on every upload from a file, so their uploads fail',
+      evidence: '417 Expectation Failed: aws-cli and boto3 send Expect: 100-continue with every PutObject and UploadPart, so all their uploads fail',
     });
     const outcomes = Object.fromEntries(Object.entries(run.rows).map(([check, row]) => [check, row.outcome]));
     expect(outcomes).toEqual(expectedOutcomes('web', 'reject'));
