@@ -1,21 +1,26 @@
 /**
  * The CDK app (`npx cdk deploy`, `npm run synth`). Context:
- *   -c deployment=SHAPE   function-url (default): a Lambda Function URL with response streaming;
- *                         web-function: the Node server on a Lambda Web Function
  *   -c config=PATH        gateway configuration to deploy (default proxy.toml)
- *   -c stackName=NAME     (default S3Gateway)
+ *   -c stackName=NAME     (default S3Gateway; S3GatewayContainer for the container)
  *   -c retainKeys=true    keep the key parameters when the stack is deleted
  *   -c keyRotation=VALUE  a new value generates new keys
+ *   -c deployment=SHAPE   function-url (default): a Lambda Function URL with response streaming;
+ *                         web-function: the Node server on a Lambda Web Function;
+ *                         container: ECS Fargate behind a load balancer (stack S3GatewayContainer)
  * web-function only:
  *   -c replicaRegions=us-east-1,eu-west-1   also serve from these Regions (one global domain)
  *   -c webFunctionName=NAME                 (set it when deploying the stack to several Regions)
  *   -c maxEnvironments=N                    a cap on execution environments (cost ceiling)
- * Variables that the configuration reads through { env = "NAME" } are passed to the function from this
- * process's environment (a warning names the ones that are not set).
+ * container only:
+ *   -c domainName=NAME -c certificateArn=ARN for HTTPS, -c hostedZoneId=ID -c hostedZoneName=ZONE for its
+ *   DNS records
+ * Variables that the configuration reads through { env = "NAME" } are passed to the function (or the
+ * containers) from this process's environment (a warning names the ones that are not set).
  */
 import { App, type Stack } from 'aws-cdk-lib';
 import { resolve } from 'node:path';
 import { readConfigFile } from '../lib/config-file';
+import { ContainerStack } from '../lib/container-stack';
 import { GatewayStack } from '../lib/gateway-stack';
 import { WebFunctionStack } from '../lib/web-function-stack';
 
@@ -33,19 +38,19 @@ for (const name of readConfigFile(configFile).environmentNames) {
 }
 if (process.env.MAX_UPLOAD_BYTES) environment.MAX_UPLOAD_BYTES = process.env.MAX_UPLOAD_BYTES;
 
-const stackName = context('stackName') ?? 'S3Gateway';
+const stackName = context('stackName');
 /** What every shape deploys the same way. */
 const gateway = { configFile, environment, retainKeys: context('retainKeys') === 'true', keyRotation: context('keyRotation') };
 
 /** The deployment shapes, by their `-c deployment=` name; each builds its own stack. */
 const DEPLOYMENTS: Record<string, () => Stack> = {
   'function-url': () =>
-    new GatewayStack(app, stackName, {
+    new GatewayStack(app, stackName ?? 'S3Gateway', {
       description: 'S3 gateway on a Lambda Function URL with response streaming',
       gateway,
     }),
   'web-function': () =>
-    new WebFunctionStack(app, stackName, {
+    new WebFunctionStack(app, stackName ?? 'S3Gateway', {
       description: 'S3 gateway on a Lambda Web Function',
       gateway: {
         ...gateway,
@@ -54,6 +59,16 @@ const DEPLOYMENTS: Record<string, () => Stack> = {
         maxEnvironments: context('maxEnvironments') === undefined ? undefined : Number(context('maxEnvironments')),
       },
     }),
+  container: () => {
+    const zoneId = context('hostedZoneId');
+    const zoneName = context('hostedZoneName');
+    return new ContainerStack(app, stackName ?? 'S3GatewayContainer', {
+      description: 'S3 gateway on ECS Fargate behind an Application Load Balancer',
+      gateway: { ...gateway, domainName: context('domainName') },
+      certificateArn: context('certificateArn'),
+      hostedZone: zoneId && zoneName ? { hostedZoneId: zoneId, zoneName } : undefined,
+    });
+  },
 };
 
 const deployment = context('deployment') ?? 'function-url';

@@ -1,6 +1,6 @@
 /**
  * The edge entry: a Workers module (`export default { fetch }`), bundled by `npm run build:edge` into
- * dist/edge/worker.js and deployed with wrangler (docs/edge.md). Configuration is the `CONFIG_TOML` binding
+ * dist/edge/worker.js and deployed with wrangler (docs/deploy-edge.md). Configuration is the `CONFIG_TOML` binding
  * or the TOML bundled at build time; every string binding (variables and secrets: SESSION_TOKEN_KEY,
  * OIDC_PROVIDER_KEY, OIDC_PROVIDER_ISSUER, MAX_UPLOAD_BYTES, the names `{ env = "NAME" }` refers to) is
  * the environment the configuration is read with, as `process.env` is on the Node server.

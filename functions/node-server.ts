@@ -2,8 +2,12 @@
  * `npm run serve`: the gateway on node:http. Reads CONFIG_PATH (default proxy.toml), HOST (default
  * 127.0.0.1), PORT (default 8080) and the spec's SESSION_TOKEN_KEY, OIDC_PROVIDER_KEY,
  * OIDC_PROVIDER_ISSUER and MAX_UPLOAD_BYTES (and the OIDC_PROVIDER_CERT / _PREVIOUS_* / session settings of
- * docs/oidc.md), and GATEWAY_STREAM_BUFFER_BYTES. Refuses to start on an invalid configuration, including an
- * unusable OIDC provider key.
+ * docs/oidc-provider.md), GATEWAY_STREAM_BUFFER_BYTES and GATEWAY_DRAIN_TIMEOUT_MS. Refuses to start on an invalid
+ * configuration, including an unusable OIDC provider key.
+ *
+ * On SIGTERM (or SIGINT) it drains: `/.health` answers 503, the listening socket closes, keep-alive clients are
+ * told to close, and requests in flight finish for up to GATEWAY_DRAIN_TIMEOUT_MS; then it exits 0. A second
+ * signal ends the remaining connections at once.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +18,7 @@ import { sessionUnsealer } from './core/sts';
 import { logEvent } from './runtime/access-log';
 import { useNodeChecksums } from './runtime/node-checksums';
 import { nodeBackendClient, useBackendBuffers } from './runtime/node-http';
+import { drainTimeoutMs, ServerDrain, type DrainOutcome } from './runtime/node-drain';
 import { createServer } from './runtime/node-server';
 import { withSessionKey } from './runtime/session-key';
 
@@ -53,16 +58,28 @@ export function streamBufferBytes(env: NodeJS.ProcessEnv): number {
 export interface RunningServer {
   readonly url: string;
   readonly server: Server;
+  /** Stops at once, ending idle connections (tests, the local front): no drain. */
   readonly close: () => Promise<void>;
+  /**
+   * SIGTERM's shutdown: health reports draining, no new connections, requests in flight finish. Resolves once
+   * none is left or GATEWAY_DRAIN_TIMEOUT_MS ran out (the rest are then cut and counted).
+   */
+  readonly drain: () => Promise<DrainOutcome>;
+  /** Cuts what a drain still waits for (a second signal). */
+  readonly cut: () => void;
+  /** The grace period `drain` gives requests in flight, from GATEWAY_DRAIN_TIMEOUT_MS. */
+  readonly drainTimeoutMs: number;
 }
 
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
   const { config, key } = withSessionKey(loadConfig(env), (line) => console.error(line));
   const bufferBytes = streamBufferBytes(env);
+  const graceMs = drainTimeoutMs(env);
   useBackendBuffers(bufferBytes);
   useNodeChecksums();
   const gateway = new Gateway(config, { client: nodeBackendClient, unseal: sessionUnsealer(key), log: logEvent });
-  const server = createServer(gateway, { bufferBytes });
+  const drain = new ServerDrain();
+  const server = createServer(gateway, { bufferBytes, drain });
   server.keepAliveTimeout = 65_000;
   const host = env.HOST || '127.0.0.1';
   const port = Number(env.PORT || 8080);
@@ -77,19 +94,37 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       server.close(() => resolve());
       server.closeIdleConnections();
     });
-  return { url, server, close };
+  const startDrain = (): Promise<DrainOutcome> => {
+    gateway.startDraining();
+    return drain.start(server, graceMs);
+  };
+  return { url, server, close, drain: startDrain, cut: () => drain.cut(), drainTimeoutMs: graceMs };
+}
+
+function logLine(fields: Readonly<Record<string, unknown>>): void {
+  console.error(JSON.stringify({ time: new Date().toISOString(), ...fields }));
 }
 
 if (require.main === module) {
   serve().then(
-    ({ url, close }) => {
-      console.error(JSON.stringify({ time: new Date().toISOString(), message: 'gateway listening', url }));
-      for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-        process.once(signal, () => {
-          console.error(JSON.stringify({ time: new Date().toISOString(), message: `${signal}: draining connections` }));
-          void close().then(() => process.exit(0));
+    (running) => {
+      logLine({ message: 'gateway listening', url: running.url });
+      let draining = false;
+      const onSignal = (signal: NodeJS.Signals): void => {
+        if (draining) {
+          logLine({ message: `${signal} again: ending the remaining connections` });
+          running.cut();
+          return;
+        }
+        draining = true;
+        logLine({ message: `${signal}: draining connections`, graceMs: running.drainTimeoutMs });
+        void running.drain().then(({ cut }) => {
+          if (cut > 0) logLine({ level: 'warn', message: 'drained: connections cut at the end of the grace period', cut });
+          else logLine({ message: 'drained: every request finished' });
+          process.exit(0);
         });
-      }
+      };
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, onSignal);
     },
     (err: unknown) => {
       console.error(err instanceof ConfigError ? err.message : err);

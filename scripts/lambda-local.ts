@@ -7,6 +7,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../functions/core/config/parse';
+import { idleTimeoutMs } from '../functions/core/streams';
 import { installAwsLambda } from './lambda-local/awslambda';
 import { createFunctionUrlServer } from './lambda-local/function-url';
 
@@ -16,7 +17,8 @@ async function main(): Promise<void> {
   const lambda = await import('../functions/lambda-handler');
   // Lambda would fail the first invocation; locally the front refuses to start, like the Node server.
   await lambda.coldStart();
-  const server = createFunctionUrlServer(lambda.handler);
+  // The front's wait for a stalled body follows the gateway's idle timeout here (on AWS: the platform's own).
+  const server = createFunctionUrlServer(lambda.handler, { bodyIdleTimeoutMs: idleTimeoutMs(process.env.GATEWAY_IDLE_TIMEOUT_MS) });
   server.keepAliveTimeout = 65_000;
   const host = process.env.HOST || '127.0.0.1';
   const port = Number(process.env.PORT || 8080);

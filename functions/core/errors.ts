@@ -59,3 +59,14 @@ export const accessDenied = (message = 'Access Denied'): S3Error => new S3Error(
 export const notImplemented = (what: string): S3Error =>
   new S3Error('NotImplemented', `${what} is not implemented by this gateway`);
 export const invalidRequest = (message: string): S3Error => new S3Error('InvalidRequest', message);
+
+/** S3's words for a request body that stopped arriving: the client is answered and the body abandoned. */
+export const REQUEST_TIMEOUT_MESSAGE = 'Your socket connection to the server was not read from or written to within the timeout period.';
+export const requestTimeout = (): S3Error => new S3Error('RequestTimeout', REQUEST_TIMEOUT_MESSAGE);
+
+/**
+ * A backend answer that is not valid HTTP (a header value with control characters, a folded header line):
+ * the backend was reached, so 502, never the 503 that says it is down and invites a retry. RFC 9110 §5.5
+ * lets a recipient refuse such a message; node:http refuses it too.
+ */
+export const invalidBackendResponse = (): S3Error => new S3Error('BadGateway', 'The backend sent an invalid response');

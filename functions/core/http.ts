@@ -74,14 +74,24 @@ export interface ResponseHead {
 }
 
 /**
+ * A backend answer the client must not see as sent (an S3 error document naming the backend bucket): the
+ * adapter reads at most `maxBytes` of the backend's body (a longer one reaches `rewrite` empty) and answers
+ * with what `rewrite` builds from it.
+ */
+export interface RewriteBody {
+  readonly maxBytes: number;
+  readonly rewrite: (body: Uint8Array) => ProxyResponse;
+}
+
+/**
  * Forward: the adapter executes `request` with its native HTTP client and streams the backend's body back.
  * `respond` maps the backend's status and headers into the client's; when it returns a full ProxyResponse
- * (a backend error translated to S3 XML) the backend body is discarded.
+ * (a backend error translated to S3 XML) the backend body is discarded; a RewriteBody reads it first.
  */
 export interface Forward {
   readonly kind: 'forward';
   readonly request: BackendRequest;
-  readonly respond: (status: number, headers: ReadonlyHeaders) => ResponseHead | ProxyResponse;
+  readonly respond: (status: number, headers: ReadonlyHeaders) => ResponseHead | ProxyResponse | RewriteBody;
 }
 
 /** Response: the core built the whole answer. */
@@ -92,13 +102,16 @@ export interface Respond {
 
 /**
  * NeedsBody: the adapter collects the request body (at most `maxBytes`; more is the core's EntityTooLarge or
- * MalformedXML, reported through `tooLarge`) and hands it to `withBody` for the next dispatch.
+ * MalformedXML, reported through `tooLarge`) and hands it to `withBody` for the next dispatch. A body that
+ * stops arriving for the adapter's idle timeout (GATEWAY_IDLE_TIMEOUT_MS) is abandoned and answered with
+ * `timedOut`: S3's 400 RequestTimeout, or its STS counterpart.
  */
 export interface NeedsBody {
   readonly kind: 'needs-body';
   readonly maxBytes: number;
   readonly withBody: (body: Uint8Array) => Promise<Dispatch>;
   readonly tooLarge: () => Dispatch;
+  readonly timedOut: () => Dispatch;
 }
 
 export type Dispatch = Forward | Respond | NeedsBody;
@@ -106,6 +119,10 @@ export type Dispatch = Forward | Respond | NeedsBody;
 /** Executes a backend request the core itself needs the answer to (listings, copy, multipart control). */
 export type BackendClient = (request: BackendRequest, signal?: AbortSignal) => Promise<BackendResponse>;
 
-export function isProxyResponse(value: ResponseHead | ProxyResponse): value is ProxyResponse {
+export function isProxyResponse(value: ResponseHead | ProxyResponse | RewriteBody): value is ProxyResponse {
   return 'body' in value;
+}
+
+export function isRewriteBody(value: ResponseHead | ProxyResponse | RewriteBody): value is RewriteBody {
+  return 'rewrite' in value;
 }

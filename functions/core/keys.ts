@@ -1,3 +1,4 @@
+import { uriEncode } from './bytes';
 import { invalidRequest } from './errors';
 
 /**
@@ -19,15 +20,12 @@ export function validateKey(key: string): void {
   if (DOT_OR_EMPTY_SEGMENT.test(key)) throw invalidRequest('Object keys must not contain empty, "." or ".." path segments');
 }
 
-/** Keys made only of unreserved characters (and `/`) encode to themselves: most keys, tested once. */
-const UNRESERVED = /^[A-Za-z0-9\-._~/]*$/;
-
-/** RFC 3986 percent-encoding of every byte outside the unreserved set; `/` is kept when `keepSlash`. */
+/**
+ * A key (or another path segment) for a backend URL: RFC 3986 percent-encoding of every byte outside the
+ * unreserved set, `/` kept when `keepSlash`. The project's one encoder, shared with SigV4.
+ */
 export function encodeKey(key: string, keepSlash = true): string {
-  if (UNRESERVED.test(key) && (keepSlash || !key.includes('/'))) return key;
-  // encodeURIComponent leaves !'()* unescaped; RFC 3986 (and SigV4) want them encoded.
-  const encoded = encodeURIComponent(key).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
-  return keepSlash ? encoded.replace(/%2F/g, '/') : encoded;
+  return uriEncode(key, !keepSlash);
 }
 
 /**
@@ -40,4 +38,21 @@ export function decodePathComponent(raw: string): string {
   } catch {
     throw invalidRequest('The request path is not valid percent-encoded UTF-8');
   }
+}
+
+/**
+ * Orders names as S3 does: by UTF-8 bytes, which is code point order (JavaScript's `<` compares UTF-16 code
+ * units, which differs for characters above U+FFFF against U+E000-U+FFFF).
+ */
+export function compareKeys(a: string, b: string): number {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const ca = a.codePointAt(i) as number;
+    const cb = b.codePointAt(j) as number;
+    if (ca !== cb) return ca < cb ? -1 : 1;
+    i += ca > 0xffff ? 2 : 1;
+    j += cb > 0xffff ? 2 : 1;
+  }
+  return i < a.length ? 1 : j < b.length ? -1 : 0;
 }

@@ -16,7 +16,7 @@
  */
 import type { Bucket, PathMapping } from './config/types';
 import { S3Error, notImplemented } from './errors';
-import { decodePathComponent, encodeKey, validateKey } from './keys';
+import { compareKeys, decodePathComponent, encodeKey, validateKey } from './keys';
 import type { BucketOperation, Operation } from './routing';
 
 /** A mapped bucket under a client-level bucket, with the key prefix it occupies there (`repo`, no slash). */
@@ -48,7 +48,7 @@ export class PathMapper {
       children.push({ path: rest.join('/'), bucket });
       this.byFirst.set(first, children);
     }
-    for (const children of this.byFirst.values()) children.sort((a, b) => compare(`${a.path}/`, `${b.path}/`));
+    for (const children of this.byFirst.values()) children.sort((a, b) => compareKeys(`${a.path}/`, `${b.path}/`));
   }
 
   /**
@@ -59,7 +59,7 @@ export class PathMapper {
    *   reach below the mapped segments.
    */
   map(op: Operation): MappedOperation {
-    if (op.name === 'ListBuckets') return { level: 'root', names: [...this.byFirst.keys()].sort(compare) };
+    if (op.name === 'ListBuckets') return { level: 'root', names: [...this.byFirst.keys()].sort(compareKeys) };
     const children = this.childrenOf(op.bucket);
     if (!('key' in op)) return { level: 'prefix', operation: op, name: op.bucket, children };
     validateKey(op.key);
@@ -132,9 +132,4 @@ function decodeSource(text: string): string {
   } catch {
     throw new S3Error('InvalidArgument', 'Invalid copy source: not valid percent-encoded UTF-8');
   }
-}
-
-/** Code-unit order, the order listings use. */
-export function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

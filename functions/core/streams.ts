@@ -23,6 +23,46 @@ export async function readBounded(body: ReadableStream<Uint8Array> | null, maxBy
   return concat(chunks);
 }
 
+/** GATEWAY_IDLE_TIMEOUT_MS unset: how long a request body may stop arriving (or a backend socket stay silent). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+
+/**
+ * The idle timeout a GATEWAY_IDLE_TIMEOUT_MS value sets, in milliseconds: the default when it is unset,
+ * empty or not a positive number. Every runtime reads the variable through this.
+ */
+export function idleTimeoutMs(raw: string | undefined): number {
+  const ms = Number(raw);
+  return raw !== undefined && raw !== '' && Number.isFinite(ms) && ms > 0 ? ms : DEFAULT_IDLE_TIMEOUT_MS;
+}
+
+/**
+ * A NeedsBody's body, read whole as long as it keeps arriving: at most `maxBytes` (more: `'too-large'`, the
+ * rest cancelled), and a body from which nothing arrives for `idleMs` is abandoned as `'stalled'`.
+ */
+export async function collectBody(body: ReadableStream<Uint8Array>, maxBytes: number, idleMs: number): Promise<Uint8Array | 'too-large' | 'stalled'> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const piece = await withinIdle(reader.read(), idleMs);
+    if (piece === 'stalled' || size + (piece.value?.byteLength ?? 0) > maxBytes) {
+      void reader.cancel().catch(() => undefined);
+      return piece === 'stalled' ? 'stalled' : 'too-large';
+    }
+    if (piece.done) return concat(chunks);
+    size += piece.value.byteLength;
+    chunks.push(piece.value);
+  }
+}
+
+function withinIdle<T>(read: Promise<T>, idleMs: number): Promise<T | 'stalled'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const idle = new Promise<'stalled'>((resolve) => {
+    timer = setTimeout(() => resolve('stalled'), idleMs);
+  });
+  return Promise.race([read, idle]).finally(() => clearTimeout(timer));
+}
+
 /** The pieces as one array (the piece itself when there is one). */
 export function concat(pieces: readonly Uint8Array[]): Uint8Array {
   if (pieces.length === 1) return pieces[0];

@@ -1,6 +1,6 @@
 import type { Gateway } from '../core/gateway';
-import { readBounded } from '../core/streams';
-import { isProxyResponse, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
+import { collectBody, DEFAULT_IDLE_TIMEOUT_MS, readBounded } from '../core/streams';
+import { isProxyResponse, isRewriteBody, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
 import { sendFetch, type Fetch } from './edge-fetch';
 import type { ExchangeResult } from './node-executor';
 
@@ -15,23 +15,34 @@ export interface EdgeExchange {
   readonly response: Response;
   /** Settles when the body has been delivered, or has failed (for the access log; never rejects). */
   readonly settled: Promise<ExchangeResult>;
+  /** The client's body stopped arriving and was abandoned: nothing more is read from it. */
+  readonly bodyAbandoned?: boolean;
 }
 
 /**
  * @param clientBody The client's body as the platform holds it (null when there is none), streamed to the
  *   backend natively when a Forward asks for `'client'`, so a declared length travels with it.
+ * @param idleMs How long a body NeedsBody collects may stop arriving before it is abandoned and answered
+ *   with the dispatch's `timedOut` (GATEWAY_IDLE_TIMEOUT_MS, as on the Node runtimes).
  */
 export async function execute(
   gateway: Gateway,
   request: ProxyRequest,
   clientBody: () => ReadableStream<Uint8Array> | null,
   fetcher?: Fetch,
+  idleMs: number = DEFAULT_IDLE_TIMEOUT_MS,
 ): Promise<EdgeExchange> {
   let dispatch = await gateway.handle(request);
   try {
     while (dispatch.kind === 'needs-body') {
-      const body = await readBounded(request.body(), dispatch.maxBytes);
-      dispatch = body === undefined ? dispatch.tooLarge() : await dispatch.withBody(body);
+      const body = await collectBody(request.body(), dispatch.maxBytes, idleMs);
+      if (body === 'stalled') {
+        const answer = dispatch.timedOut();
+        if (answer.kind === 'response') return { ...complete(request, answer.response), bodyAbandoned: true };
+        dispatch = answer;
+        continue;
+      }
+      dispatch = body === 'too-large' ? dispatch.tooLarge() : await dispatch.withBody(body);
     }
     if (dispatch.kind === 'response') return complete(request, dispatch.response);
     const backend = await sendFetch(dispatch.request, clientBody, request.signal, fetcher);
@@ -39,6 +50,9 @@ export async function execute(
     if (isProxyResponse(head)) {
       void backend.body?.cancel().catch(() => undefined);
       return complete(request, head);
+    }
+    if (isRewriteBody(head)) {
+      return complete(request, head.rewrite((await readBounded(backend.body, head.maxBytes)) ?? new Uint8Array(0)));
     }
     return stream(request, backend.body, head.status, head.headers);
   } catch (err) {

@@ -1,5 +1,6 @@
-import { S3Error } from '../core/errors';
+import { S3Error, invalidBackendResponse } from '../core/errors';
 import type { BackendClient, BackendRequest } from '../core/http';
+import { fetchHeaderValue } from './edge-headers';
 
 /**
  * Backend requests on the edge go through the platform's `fetch`, with three settings that make it behave
@@ -42,7 +43,7 @@ export async function sendFetch(
 ): Promise<Response> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
-    if (!FETCH_MANAGED.has(name.toLowerCase())) headers.set(name, value);
+    if (!FETCH_MANAGED.has(name.toLowerCase())) headers.set(name, fetchHeaderValue(value));
   }
   let bodyError: unknown;
   // A failed body aborts the request outright: the backend must see a broken upload, never a short one.
@@ -75,6 +76,10 @@ export async function sendFetch(
     // A backend that answered before taking the whole body (a refusal) gets no more of it; stopping the
     // core's stream lets it drain the client's body, so the client still reads the answer.
     upload?.stop();
+    if (hasControlCharacters(response.headers)) {
+      void response.body?.cancel().catch(() => undefined);
+      throw invalidBackendResponse();
+    }
     return response;
   } catch (err) {
     if (bodyError !== undefined) throw bodyError;
@@ -83,6 +88,22 @@ export async function sendFetch(
   } finally {
     signal?.removeEventListener('abort', onClientGone);
   }
+}
+
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+
+/**
+ * Whether a backend header value holds control characters. The Workers runtime passes them on to the client
+ * (an invalid response, which node:http-based clients refuse); the Node runtimes' client refuses the backend's
+ * answer instead, and so does this one. (It unfolds obs-fold and splits a bare LF into lines before the
+ * worker sees the headers.)
+ */
+function hasControlCharacters(headers: Headers): boolean {
+  let found = false;
+  headers.forEach((value) => {
+    if (!found && CONTROL.test(value)) found = true;
+  });
+  return found;
 }
 
 /** An upload of the core's stream in progress; `stop` ends it where it is (a no-op once it is complete). */

@@ -2,6 +2,7 @@ import { S3Error } from '../core/errors';
 import { DRAIN_LIMIT_BYTES } from '../core/payload/checked-stream';
 import type { Gateway } from '../core/gateway';
 import { errorResponse } from '../core/responses';
+import { idleTimeoutMs } from '../core/streams';
 import { accessLogLine } from './access-log';
 import type { EdgeBindings } from './edge-environment';
 import { execute } from './edge-executor';
@@ -37,12 +38,18 @@ export function edgeHandler(load: EdgeGatewayLoader, log: (line: string) => void
       log(accessLogLine(proxyRequest, { status: failure.status }, started));
       return new Response(proxyRequest.method === 'HEAD' ? null : failure.body, { status: failure.status, headers: failure.headers });
     }
-    const exchange = await execute(gateway, proxyRequest, () => request.body);
+    const exchange = await execute(gateway, proxyRequest, () => request.body, undefined, idleTimeoutMs(stringBinding(bindings, 'GATEWAY_IDLE_TIMEOUT_MS')));
     // What the exchange left of the client's body is read and dropped before answering, up to the limit the
-    // core drains on a refusal (a client still sending then always reads the answer); the rest after.
-    if (!(await body.discardRest(DRAIN_LIMIT_BYTES))) ctx.waitUntil(body.discardRest());
+    // core drains on a refusal (a client still sending then always reads the answer); the rest after. A body
+    // that stopped arriving is not waited for again.
+    if (!exchange.bodyAbandoned && !(await body.discardRest(DRAIN_LIMIT_BYTES))) ctx.waitUntil(body.discardRest());
     const ray = request.headers.get('cf-ray');
     ctx.waitUntil(exchange.settled.then((result) => log(accessLogLine(proxyRequest, result, started, ray ? { ray } : {}))));
     return exchange.response;
   };
+}
+
+function stringBinding(bindings: EdgeBindings, name: string): string | undefined {
+  const value = bindings[name];
+  return typeof value === 'string' ? value : undefined;
 }

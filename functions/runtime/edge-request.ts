@@ -1,5 +1,6 @@
 import type { ProxyRequest } from '../core/http';
 import { newRequestId } from '../core/responses';
+import { wireHeaders } from './edge-headers';
 
 /**
  * The Worker translator: a fetch `Request` becomes the core's ProxyRequest.
@@ -9,7 +10,7 @@ import { newRequestId } from '../core/responses';
  * sent (percent-encoding, `//`, case). The path and query are therefore taken from that string, split by
  * hand rather than re-parsed: what the core gets is exactly what the platform gave. A client that signed a
  * path with dot segments is refused (the signature covers the path it sent, the core verifies the one that
- * arrived); an anonymous one reaches the resolved path, authorized as that path (docs/edge.md).
+ * arrived); an anonymous one reaches the resolved path, authorized as that path (docs/deploy-edge.md).
  */
 export function toProxyRequest(request: Request, body: () => ReadableStream<Uint8Array> = () => request.body ?? emptyBody()): ProxyRequest {
   const { rawPath, rawQuery } = requestTarget(request.url);
@@ -18,7 +19,7 @@ export function toProxyRequest(request: Request, body: () => ReadableStream<Uint
     method: request.method.toUpperCase(),
     rawPath,
     rawQuery,
-    headers: request.headers,
+    headers: wireHeaders(request.headers),
     body,
     signal: request.signal,
   };

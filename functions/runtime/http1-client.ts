@@ -67,6 +67,7 @@ const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const INVALID_TARGET = /[^\u0021-\u00ff]/;
 const CRLF_CRLF = Buffer.from('\r\n\r\n');
 
+/** The backend's answer is not valid HTTP/1.1 (a folded or malformed header line, a control character, bad framing). */
 export class ProtocolError extends Error {}
 
 /** Any listener, as EventEmitter takes it. */

@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { asciiHeaders } from '../core/header-encoding';
 import type { HeaderMap } from '../core/http';
 import { functionUrlHeaders } from './function-url-headers';
 
@@ -8,9 +9,14 @@ import { functionUrlHeaders } from './function-url-headers';
  * `end(chunk)` bypasses the hook), so `openResponse` writes an empty chunk at once: body-less responses (HEAD,
  * 204, 304, errors without body) still deliver their status and headers, and the status is fixed before the
  * first body byte. The headers are those a Function URL passes unchanged (`functionUrlHeaders`).
+ *
+ * Header values go out as plain ASCII (core/header-encoding.ts): the prelude is JSON text, which can name
+ * characters but not bytes, and what the Function URL makes of a non-ASCII header value is not documented
+ * (platform-function-url.md lists no such case). A backend's raw UTF-8 `Content-Disposition` filename becomes
+ * an RFC 8187 `filename*`, other non-ASCII values RFC 2047 encoded words.
  */
 export function openResponse(responseStream: Writable, status: number, headers: HeaderMap): Writable {
-  const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: status, headers: functionUrlHeaders(headers) });
+  const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: status, headers: functionUrlHeaders(asciiHeaders(headers)) });
   stream.write('');
   return forwardTo(stream);
 }

@@ -1,10 +1,11 @@
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { S3Error } from '../core/errors';
 import type { Gateway } from '../core/gateway';
-import { isProxyResponse, type Dispatch, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
+import { isProxyResponse, isRewriteBody, type Dispatch, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
 import type { WireResponse } from './http1-client';
 import { NodeHeaders } from './node-headers';
-import { sendNode } from './node-http';
+import { sendNode, whenIdle } from './node-http';
 
 /**
  * Executes the core's dispatch on a Node runtime. Shared by the native server and the Lambda handler, which
@@ -32,17 +33,24 @@ export interface ExchangeResult {
 
 export async function execute(gateway: Gateway, exchange: NodeExchange): Promise<ExchangeResult> {
   let dispatch: Dispatch = await gateway.handle(exchange.request);
+  let abandoned = false;
   try {
     while (dispatch.kind === 'needs-body') {
       const body = await collect(exchange.body(), dispatch.maxBytes);
-      dispatch = body === undefined ? dispatch.tooLarge() : await dispatch.withBody(body);
+      abandoned = body === 'stalled';
+      dispatch = body === 'too-large' ? dispatch.tooLarge() : body === 'stalled' ? dispatch.timedOut() : await dispatch.withBody(body);
     }
-    if (dispatch.kind === 'response') return await writeResponse(exchange, dispatch.response);
+    if (dispatch.kind === 'response') return await writeResponse(exchange, abandoned ? closing(dispatch.response) : dispatch.response);
     const backend = await sendNode(dispatch.request, exchange.body, exchange.whenClientGone);
     const head = dispatch.respond(backend.statusCode ?? 502, NodeHeaders.fromIncoming(backend.headers));
     if (isProxyResponse(head)) {
       backend.resume();
       return await writeResponse(exchange, head);
+    }
+    if (isRewriteBody(head)) {
+      // The backend's socket has its own idle timeout (node-http.ts): its body is not watched a second time.
+      const document = await collect(backend, head.maxBytes, false);
+      return await writeResponse(exchange, head.rewrite(document instanceof Uint8Array ? document : new Uint8Array(0)));
     }
     const sink = exchange.start(head.status, head.headers);
     // A small body is often whole by now (it came with the head): one write, no pipe to set up and tear down.
@@ -51,9 +59,20 @@ export async function execute(gateway: Gateway, exchange: NodeExchange): Promise
     return await stream(backend, sink, head.status);
   } catch (err) {
     // Nothing has been sent yet: the client gets the S3 error for what went wrong.
-    const { status } = await writeResponse(exchange, gateway.failure(err, exchange.request));
+    const failure = gateway.failure(err, exchange.request);
+    const stalled = err instanceof S3Error && err.code === 'RequestTimeout';
+    const { status } = await writeResponse(exchange, stalled ? closing(failure) : failure);
     return { status, error: err };
   }
+}
+
+/**
+ * The answer to a request whose body stopped arriving, with `Connection: close`: the rest of the body is never
+ * read, so the connection cannot carry another request and is closed once the answer is out rather than held
+ * until the server's request timeout. (Only the Node server meets a stalled body: a Lambda event holds it whole.)
+ */
+function closing(response: ProxyResponse): ProxyResponse {
+  return { status: response.status, headers: Object.assign({}, response.headers, { connection: 'close' }), body: response.body };
 }
 
 /**
@@ -129,17 +148,49 @@ function end(sink: Writable, bytes: Uint8Array | undefined, status: number): Pro
   });
 }
 
-/** Reads at most `maxBytes`; undefined when the body is larger. */
-async function collect(body: Readable, maxBytes: number): Promise<Uint8Array | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
+/**
+ * Reads the whole body, at most `maxBytes` of it (more: `'too-large'`, and the body is dropped). A client's
+ * body (`watchIdle`) is read as long as it keeps arriving: one idle for the idle timeout
+ * (GATEWAY_IDLE_TIMEOUT_MS, the rule streamed uploads follow) is abandoned as `'stalled'` and left paused.
+ */
+function collect(body: Readable, maxBytes: number, watchIdle = true): Promise<Uint8Array | 'too-large' | 'stalled'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (): void => {
+      stopWatching();
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      settle();
       body.destroy();
-      return undefined;
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks, size);
+      resolve('too-large');
+    };
+    const onEnd = (): void => {
+      settle();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error): void => {
+      settle();
+      reject(err);
+    };
+    const stalled = (): void => {
+      settle();
+      body.pause();
+      // The client may still go away later; nobody reads the body any more, so that is no one's error.
+      body.on('error', () => undefined);
+      resolve('stalled');
+    };
+    const stopWatching = watchIdle ? whenIdle(body, stalled) : (): void => undefined;
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onError);
+  });
 }

@@ -4,7 +4,7 @@ import type { ReadonlyHeaders } from '../core/http';
 /**
  * Node's header objects seen through the core's read-only Headers interface, without building a fetch
  * `Headers`: that costs a validated copy of every header per request and per backend response, a measurable
- * share of a small GET (README, Performance). Node's HTTP parser has already refused what `Headers` would.
+ * share of a small GET (docs/performance-notes.md). Node's HTTP parser has already refused what `Headers` would.
  */
 export const NodeHeaders = {
   /**

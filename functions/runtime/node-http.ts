@@ -1,11 +1,15 @@
 import { Readable } from 'node:stream';
-import { S3Error } from '../core/errors';
+import { S3Error, invalidBackendResponse, requestTimeout } from '../core/errors';
 import type { BackendClient, BackendRequest } from '../core/http';
-import { type Exchange, Http1Pool, type WireRequest, type WireResponse } from './http1-client';
+import { idleTimeoutMs } from '../core/streams';
+import { type Exchange, Http1Pool, ProtocolError, type WireRequest, type WireResponse } from './http1-client';
 import { NodeHeaders } from './node-headers';
 
-/** Idle time on a backend socket, or of a streamed upload body, after which the request fails. */
-const IDLE_TIMEOUT_MS = Number(process.env.GATEWAY_IDLE_TIMEOUT_MS) || 120_000;
+/**
+ * Idle time on a backend socket, or of any request body the gateway reads (a streamed upload, or one it
+ * collects: DeleteObjects, CompleteMultipartUpload, STS forms), after which the request fails.
+ */
+export const IDLE_TIMEOUT_MS = idleTimeoutMs(process.env.GATEWAY_IDLE_TIMEOUT_MS);
 
 /**
  * Backend requests from Node runtimes go through the keep-alive HTTP/1.1 client of http1-client.ts: measured
@@ -30,8 +34,9 @@ export function useBackendBuffers(bytes: number): void {
 /**
  * Sends one backend request. `body` is the client's body as a Node stream when the request says `'client'`.
  * Resolves with the response head once it arrives; the body is left unread. Transport failures reject with
- * an S3Error (503 unreachable, 504 timed out); a body stream that errors aborts the request first, so the
- * backend never commits a partial object, and its error is the rejection.
+ * an S3Error (503 unreachable, 504 timed out, 502 an answer that is not valid HTTP); a body stream that
+ * errors aborts the request first, so the backend never commits a partial object, and its error is the
+ * rejection.
  */
 export function sendNode(
   request: BackendRequest,
@@ -51,6 +56,7 @@ export function sendNode(
       error: (err) => {
         if (bodyError !== undefined) reject(bodyError);
         else if (err instanceof S3Error || gone) reject(err);
+        else if (err instanceof ProtocolError) reject(invalidBackendResponse());
         else reject(new S3Error('ServiceUnavailable', 'The backend is unreachable'));
       },
     });
@@ -76,23 +82,11 @@ export function sendNode(
  * the backend not draining is 504, the client not sending is S3's 400 RequestTimeout.
  */
 function watchBodyProgress(source: Readable, exchange: Exchange): () => S3Error | undefined {
-  let last = Date.now();
   let sent = false;
-  let timer: NodeJS.Timeout | undefined;
   // Which side stalled (asked only while the body is still on its way).
-  const stalled = (): S3Error =>
-    exchange.needsDrain
-      ? new S3Error('GatewayTimeout', 'The backend stopped reading the request body')
-      : new S3Error('RequestTimeout', 'Your socket connection to the server was not read from or written to within the timeout period.');
+  const stalled = (): S3Error => (exchange.needsDrain ? new S3Error('GatewayTimeout', 'The backend stopped reading the request body') : requestTimeout());
   // Stopped once the body has all been sent, so it only fires on a stall.
-  const check = (): void => {
-    const idle = Date.now() - last;
-    if (idle < IDLE_TIMEOUT_MS) timer = setTimeout(check, IDLE_TIMEOUT_MS - idle);
-    else exchange.destroy(stalled());
-  };
-  timer = setTimeout(check, IDLE_TIMEOUT_MS);
-  source.on('data', () => (last = Date.now()));
-  const stop = (): void => clearTimeout(timer);
+  const stop = whenIdle(source, () => exchange.destroy(stalled()));
   source.once('end', () => {
     sent = true;
     stop();
@@ -101,10 +95,34 @@ function watchBodyProgress(source: Readable, exchange: Exchange): () => S3Error 
   return () => (sent ? undefined : stalled());
 }
 
+/**
+ * Calls `onIdle` once `source` has delivered nothing for IDLE_TIMEOUT_MS: the one idle rule for every request
+ * body the Node runtimes read, streamed to a backend or collected. Returns what stops watching. One timer per
+ * body, rearmed only when it fires (not per chunk).
+ */
+export function whenIdle(source: Readable, onIdle: () => void): () => void {
+  let last = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const check = (): void => {
+    const idle = Date.now() - last;
+    if (idle < IDLE_TIMEOUT_MS) timer = setTimeout(check, IDLE_TIMEOUT_MS - idle);
+    else onIdle();
+  };
+  timer = setTimeout(check, IDLE_TIMEOUT_MS);
+  const moved = (): void => {
+    last = Date.now();
+  };
+  source.on('data', moved);
+  return () => {
+    clearTimeout(timer);
+    source.off('data', moved);
+  };
+}
+
 /** The request as the HTTP/1.1 client sends it: target split from the URL, headers as Node's flat list. */
 export function wireRequest(request: BackendRequest): WireRequest {
   const url = splitUrl(request.url);
-  // Not `{ ...url, method, headers }`: a new hidden class per request (see inBucket in core/operations/context.ts).
+  // Not `{ ...url, method, headers }`: a new hidden class per request (see inBucket in core/context.ts).
   const { protocol, hostname, port, path } = url;
   return { protocol, hostname, port, path, method: request.method, headers: headerList(request, url) };
 }

@@ -161,8 +161,8 @@ export class S3Gateway extends Construct {
 }
 
 /**
- * The extra environment a gateway construct passes on: refuses names the construct sets itself (`reserved`)
- * or that the platform owns (`AWS_*`), and warns about configuration secrets left without a value.
+ * The extra environment of a deployment: refused when it sets what the construct sets itself (`reserved`,
+ * or anything `AWS_`); a warning names each `{ env = "NAME" }` of the configuration left without a value.
  */
 export function checkEnvironment(
   scope: Construct,
@@ -178,7 +178,7 @@ export function checkEnvironment(
   if (missing.length > 0) {
     Annotations.of(scope).addWarningV2(
       's3-gateway:missing-environment',
-      `The configuration reads ${missing.join(', ')} through { env = ... } but no value is passed: the function will refuse to start until they are set in 'environment'`,
+      `The configuration reads ${missing.join(', ')} through { env = ... } but no value is passed: the gateway will refuse to start until they are set in 'environment'`,
     );
   }
   return { ...environment };

@@ -10,11 +10,16 @@ import { toFunctionUrlEvent } from './event';
  * A local Function URL (auth NONE, invoke mode RESPONSE_STREAM) in front of a streaming handler: what the
  * platform does between an HTTP client and the function, so real S3 clients can be pointed at the handler.
  * - The request body is buffered into a payload-2.0 event; an event over 6 MB (measured on the JSON, so a
- *   binary body counts base64-encoded) is refused with the platform's 413 before the function runs.
+ *   binary body counts base64-encoded) is refused with the platform's 413 before the function runs. A body
+ *   that stops arriving for `bodyIdleTimeoutMs` is answered with a 408 before the function runs, and the
+ *   connection closed: the function gets the body whole or not at all, so the platform is what must not
+ *   wait. How long AWS waits, and with what it answers, is not documented (platform-function-url.md has no
+ *   such case); the stand-in bounds the wait rather than hold the connection for Node's request timeout.
  * - The response stream is read back: the JSON prelude and its 8 NUL bytes give status, headers and cookies,
  *   the rest is the body, streamed with backpressure. A stream without prelude after `from()` is a 502, an
  *   empty one a bare 200 (what Lambda does for `end()` without `write()`).
- * - A failed invocation is a 502 before the first byte, and a cut connection after it.
+ * - A failed invocation is a 502 before the first byte, and a cut connection after it; so is a prelude with
+ *   a header value that is not plain ASCII (the platform's handling of one is undocumented).
  * - What users report of real Function URLs in this mode, modelled unless turned off (platform-function-url.md):
  *   the prelude's `Content-Length` reaches the client renamed to `x-amzn-remapped-content-length`, with the
  *   body chunked (HEAD included: no response states its size); a `Content-Encoding: gzip` body is
@@ -27,6 +32,8 @@ export interface FunctionUrlOptions {
   readonly maxResponseBytes?: number;
   /** The function's timeout. */
   readonly timeoutMs?: number;
+  /** How long the request body may stop arriving before the front answers 408; default 120 s. */
+  readonly bodyIdleTimeoutMs?: number;
   /**
    * Rename the prelude's `Content-Length` to `x-amzn-remapped-content-length` and stream chunked, as
    * reported (cargo-lambda#862, emulated by cargo-lambda 3229e3f).
@@ -45,6 +52,12 @@ export interface FunctionUrlOptions {
 export const MAX_REQUEST_PAYLOAD_BYTES = 6 * 1024 * 1024;
 /** The streamed response limit (200 MB). */
 export const MAX_RESPONSE_BYTES = 200 * 1024 * 1024;
+/**
+ * Header values the stand-in passes on. What the platform does with any other prelude header value (non-ASCII
+ * text, control characters) is not documented, so the stand-in answers such a prelude with a 502 rather than
+ * guess: the function must not depend on it.
+ */
+const PLAIN_ASCII = /^[\t\x20-\x7e]*$/;
 /** A prelude is status, headers and cookies; anything longer is not one. */
 const MAX_PRELUDE_BYTES = 64 * 1024;
 
@@ -70,7 +83,8 @@ function handle(handler: Handler, req: http.IncomingMessage, res: http.ServerRes
 }
 
 async function serve(handler: Handler, req: http.IncomingMessage, res: http.ServerResponse, limit: number, options: FunctionUrlOptions): Promise<void> {
-  const body = await readBody(req, limit);
+  const body = await readBody(req, limit, options.bodyIdleTimeoutMs ?? DEFAULT_BODY_IDLE_TIMEOUT_MS);
+  if (body === 'stalled') return refuseStalled(res);
   if (body === undefined) return refuseTooLarge(res, false);
   const event = toFunctionUrlEvent(req, body);
   if (Buffer.byteLength(JSON.stringify(event)) > limit) return refuseTooLarge(res, false);
@@ -88,18 +102,54 @@ async function serve(handler: Handler, req: http.IncomingMessage, res: http.Serv
   }
 }
 
-/** Buffers the body; undefined when it cannot fit in an event (the rest is read and discarded). */
-async function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let tooLarge = false;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) tooLarge = true;
-    if (!tooLarge) chunks.push(chunk as Buffer);
-    else chunks.length = 0;
-  }
-  return tooLarge ? undefined : Buffer.concat(chunks, size);
+const DEFAULT_BODY_IDLE_TIMEOUT_MS = 120_000;
+
+/**
+ * Buffers the body; undefined when it cannot fit in an event (the rest is read and discarded), `'stalled'`
+ * when nothing arrives for `idleMs` (the body is left unread).
+ */
+function readBody(req: http.IncomingMessage, limit: number, idleMs: number): Promise<Buffer | undefined | 'stalled'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let timer = setTimeout(stalled, idleMs);
+    function stalled(): void {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.pause();
+      resolve('stalled');
+    }
+    function onData(chunk: Buffer): void {
+      clearTimeout(timer);
+      timer = setTimeout(stalled, idleMs);
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else chunks.length = 0;
+    }
+    function onEnd(): void {
+      clearTimeout(timer);
+      resolve(size > limit ? undefined : Buffer.concat(chunks, size));
+    }
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
+
+/** The stand-in's answer to a body that stopped arriving; the function never runs. */
+function refuseStalled(res: http.ServerResponse): void {
+  const body = JSON.stringify({ message: 'Request Timeout' });
+  res.writeHead(408, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'x-amzn-requestid': randomUUID(),
+    // The rest of the body is never read: the connection cannot carry another request.
+    connection: 'close',
+  });
+  res.end(body);
 }
 
 function declaredBodyLength(req: http.IncomingMessage): number {
@@ -145,6 +195,7 @@ async function relay(stream: LocalResponseStream, res: http.ServerResponse, awsR
       return;
     }
     if (parsed === 'invalid') throw new Error('The response stream has no valid prelude');
+    if (!Object.values(parsed.headers).every((value) => PLAIN_ASCII.test(value))) throw new Error('The prelude has a header value that is not plain ASCII');
     const headers = responseHeaders(parsed, awsRequestId);
     if (options.remapContentLength !== false) remapContentLength(headers);
     if (options.decodeGzip !== false && isGzip(headers)) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { uriEncode, type Credentials } from '../../functions/core/sigv4';
+import { uriEncode } from '../../functions/core/bytes';
+import type { Credentials } from '../../functions/core/sigv4';
 import { SmokeClient, bytesOf, generatedBody, sha256Of, type Body, type Reply, type Signer } from './client';
 
 /**

@@ -33,5 +33,5 @@ it('GIVEN no AWS credentials WHEN npm run synth -c deployment=web-function THEN 
 it('GIVEN an unknown shape WHEN npm run synth -c deployment=lambda THEN it fails naming the value and the shapes there are', async () => {
   const run = await synth(out, 'deployment=lambda');
   expect(run.code).toBe(1);
-  expect(run.output).toContain('Unknown deployment "lambda": -c deployment= takes function-url, web-function');
+  expect(run.output).toContain('Unknown deployment "lambda": -c deployment= takes function-url, web-function, container');
 }, 300_000);

@@ -2,7 +2,7 @@ import { ConfigError, parseConfig } from '../../functions/core/config/parse';
 import type { Bucket, Config } from '../../functions/core/config/types';
 import { S3Error } from '../../functions/core/errors';
 import type { ListPage, ListParams, ObjectStore } from '../../functions/core/backends/store';
-import type { BucketContext, RequestContext } from '../../functions/core/operations/context';
+import type { BucketContext, RequestContext } from '../../functions/core/context';
 import { listMapped, type ListedChild } from '../../functions/core/operations/list-mapped';
 import { PathMapper } from '../../functions/core/path-mapping';
 import { Query } from '../../functions/core/query';
@@ -165,30 +165,34 @@ describe('listMapped: a client-level bucket over its mapped buckets', () => {
   };
   let calls: ListParams[];
   let children: ListedChild[];
+  // A caller who may list every mapped bucket but `hidden`.
+  const lister = {
+    principal: {
+      type: 'key',
+      accessKeyId: 'AKID',
+      name: 'lister',
+      scopes: Object.keys(REPOS)
+        .filter((path) => path !== 'hidden')
+        .map((path) => ({ bucket: `acct:${path}`, prefixes: [], actions: ['list_bucket'] })),
+    },
+  } as unknown as RequestContext['identity'];
   const ctx = (rawQuery = ''): RequestContext =>
-    ({ request: {} as RequestContext['request'], query: new Query(rawQuery), identity: { principal: { type: 'anonymous' } }, config: {} as Config, requestId: 'R' }) as RequestContext;
+    ({ request: {} as RequestContext['request'], query: new Query(rawQuery), identity: lister, config: {} as Config, requestId: 'R' }) as RequestContext;
 
   beforeEach(() => {
     calls = [];
     children = Object.entries(REPOS)
       .map(([path, keys]) => ({
         path,
-        visible: path !== 'hidden',
         ctx: { ...ctx(), bucket: { name: `acct:${path}` } as Bucket, store: memoryStore(keys, calls) } as BucketContext,
       }))
       .sort((p, q) => (`${p.path}/` < `${q.path}/` ? -1 : 1));
   });
 
-  const access = {
-    authorize: (child: ListedChild): void => {
-      if (!child.visible) throw new S3Error('AccessDenied', 'Access Denied');
-    },
-  };
-
   const params = (over: Partial<ListParams>): ListParams => ({ version: 2, prefix: '', maxKeys: 1000, fetchOwner: false, ...over });
 
   async function page(over: Partial<ListParams>): Promise<{ keys: string[]; prefixes: string[]; truncated: boolean; token?: string; marker?: string; name?: string }> {
-    const response = await listMapped(ctx(), 'acct', params(over), children, access);
+    const response = await listMapped(ctx(), 'acct', params(over), children);
     const xml = String(response.body);
     const all = (re: RegExp): string[] => [...xml.matchAll(re)].map((m) => m[1]);
     return {

@@ -19,8 +19,9 @@ import { ADMIN, ADMIN_CREDENTIALS, LIST_KEYS, RANGE_BODY, codeOf, readText } fro
 
 /**
  * Virtual buckets in Azure Blob containers (Azurite), driven by aws-cli v2, boto3 and the JS SDK: S3
- * clients must not be able to tell. JS SDK uploads use Buffer/string bodies (a stream body is aws-chunked,
- * 501 until the write path decodes it).
+ * clients must not be able to tell. JS SDK uploads here use Buffer/string bodies. A stream body would be sent
+ * aws-chunked, which the gateway decodes on the way for every backend type, so a store only ever receives
+ * plain bytes (the decoding is specified in aws-chunked.test.ts).
  */
 const SPECIAL_KEYS = [
   'special/star*', 'special/100%.txt', 'special/100%25.txt', 'special/hash#', 'special/question?', 'special/plus+sign',

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AZURE_API_VERSION } from '../../functions/core/backends/azure';
-import { fromBase64 } from '../../functions/core/backends/azure/base64';
+import { fromBase64 } from '../../functions/core/bytes';
 import { sharedKeyAuthorization } from '../../functions/core/backends/azure/shared-key';
 import { encodeKey } from '../../functions/core/keys';
 

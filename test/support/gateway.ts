@@ -60,6 +60,27 @@ export interface RuntimeLimits {
    */
   readonly refusedConnectionCode?: string;
   /**
+   * The runtime decodes request header values as UTF-8 before the gateway sees them, replacing bytes that
+   * are not UTF-8 (workerd: a Latin-1 `caf\xe9` arrives as `caf\ufffd`). Such a value cannot be verified as
+   * its client signed it, so the request is refused (SignatureDoesNotMatch); UTF-8 values pass byte for byte.
+   */
+  readonly decodesHeaderValuesAsUtf8?: boolean;
+  /**
+   * How a response header value with bytes beyond ASCII reaches the client (absent: as the backend sent them,
+   * byte for byte). `ascii`: the prelude of a Lambda response is JSON text and what the Function URL makes of
+   * a non-ASCII value is undocumented, so the gateway encodes it (Content-Disposition parameters as RFC 8187
+   * `filename*` next to an ASCII fallback, other values as RFC 2047 encoded words). `utf8`: the Workers
+   * runtime holds header values as UTF-8 text, so valid UTF-8 passes byte for byte and any other byte arrives
+   * as U+FFFD (EF BF BD) before the worker sees it.
+   */
+  readonly nonAsciiHeaders?: 'ascii' | 'utf8';
+  /**
+   * The platform answers a request body that stops arriving itself, before the gateway runs (it hands the
+   * function the body whole): this status, in the platform's shape. Absent: the gateway answers after its
+   * idle timeout with S3's 400 RequestTimeout (the STS shape for STS forms).
+   */
+  readonly stalledBodyStatus?: number;
+  /**
    * The platform renames the `Content-Length` of every response to `x-amzn-remapped-content-length` and sends
    * the body chunked (a Function URL in RESPONSE_STREAM, reported on AWS; the local front does the same).
    * Bodies still arrive whole, but no response states its size, and the gateway cannot restore it: a HEAD
@@ -83,9 +104,18 @@ export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
     maxResponseBodyBytes: MAX_RESPONSE_BYTES,
     remapsContentLength: true,
     dropsContentEncoding: true,
+    nonAsciiHeaders: 'ascii',
+    // The local Function URL's answer; what AWS answers is undocumented (scripts/lambda-local/function-url.ts).
+    stalledBodyStatus: 408,
   },
   // Responses are not limited on the edge.
-  edge: { platformMaxRequestBodyBytes: 100 * 1000 * 1000, resolvesDotSegments: true, refusedConnectionCode: 'Error' },
+  edge: {
+    platformMaxRequestBodyBytes: 100 * 1000 * 1000,
+    resolvesDotSegments: true,
+    refusedConnectionCode: 'Error',
+    decodesHeaderValuesAsUtf8: true,
+    nonAsciiHeaders: 'utf8',
+  },
   // No body limit is documented for a Web Function; its request timeout (900 s) bounds the rest.
   web: {},
 };
@@ -121,6 +151,10 @@ export interface RunningGateway {
   logged(pattern: RegExp): Promise<boolean>;
   /** Resident set size of the gateway process (with its children, without a platform stand-in), in bytes. */
   rss(): number;
+  /** Sends `signal` to the gateway process alone (a container engine's or orchestrator's SIGTERM). */
+  kill(signal: NodeJS.Signals): void;
+  /** The process's exit code once it ended (null when a signal ended it). */
+  readonly exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -178,6 +212,7 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
     detached: true,
   });
   if (logFd !== undefined) closeSync(logFd); // the child has its own copy
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
   let output = '';
   // Keep the tail only: a benchmark logs millions of lines.
   const collect = (c: Buffer): void => {
@@ -200,6 +235,8 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
     },
     // The local Web Function endpoint stands for Lambda's own infrastructure: the gateway is its child process.
     rss: () => (runtime === 'web' ? childrenOf(child.pid ?? 0).reduce((sum, pid) => sum + rssOf(pid), 0) : rssOf(child.pid ?? 0)),
+    kill: (signal) => void child.kill(signal),
+    exited,
     stop: async () => {
       process.off('exit', killOnExit);
       if (child.exitCode === null) {

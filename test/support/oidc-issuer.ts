@@ -155,8 +155,8 @@ export interface OidcIssuer {
   /** The CA certificate (PEM file) to put in NODE_EXTRA_CA_CERTS. */
   readonly caPath: string;
   readonly minter: TokenMinter;
-  /** Requests served so far, per document. */
-  readonly fetches: { discovery: number; jwks: number; httpJwks: number };
+  /** Requests served so far, per document; `other` counts requests for any other path of the https server. */
+  readonly fetches: { discovery: number; jwks: number; httpJwks: number; other: number };
   /** A token from this issuer (or `issuer`). */
   mint(options?: MintOptions & { issuer?: string }): Promise<string>;
   stop(): Promise<void>;
@@ -214,16 +214,24 @@ function discovery(issuer: string, jwksUri: string): Record<string, unknown> {
   };
 }
 
+export interface OidcIssuerOptions {
+  /**
+   * Characters of padding added to the JWKS document (a member its readers ignore), so that whoever keeps a
+   * copy of it per request shows in its memory. @default 0
+   */
+  readonly jwksPadding?: number;
+}
+
 /**
  * Starts the issuer on a free loopback port. `stop()` closes both servers and removes the certificates.
  *
  * @example const issuer = await startOidcIssuer(); startGateway('node', { config, env: { NODE_EXTRA_CA_CERTS: issuer.caPath } });
  */
-export async function startOidcIssuer(): Promise<OidcIssuer> {
+export async function startOidcIssuer(options: OidcIssuerOptions = {}): Promise<OidcIssuer> {
   const dir = mkdtempSync(join(tmpdir(), 'oidc-issuer-'));
   const certs = makeCertificates(dir);
   const minter = await TokenMinter.create();
-  const fetches = { discovery: 0, jwks: 0, httpJwks: 0 };
+  const fetches = { discovery: 0, jwks: 0, httpJwks: 0, other: 0 };
   let url = '';
   let httpUrl = '';
   const plain = http.createServer((req, res) => {
@@ -240,10 +248,11 @@ export async function startOidcIssuer(): Promise<OidcIssuer> {
         return json(res, discovery(url, `${url}/.well-known/jwks`));
       case '/.well-known/jwks':
         fetches.jwks++;
-        return json(res, minter.jwks());
+        return json(res, options.jwksPadding ? { ...minter.jwks(), padding: 'x'.repeat(options.jwksPadding) } : minter.jwks());
       case '/http-jwks/.well-known/openid-configuration':
         return json(res, discovery(`${url}/http-jwks`, `${httpUrl}/jwks`));
       default:
+        fetches.other++;
         res.writeHead(404).end();
     }
   });

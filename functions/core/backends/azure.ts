@@ -4,7 +4,7 @@ import { S3Error, notImplemented } from '../errors';
 import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
 import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
-import { fromBase64 } from './azure/base64';
+import { fromBase64 } from '../bytes';
 import { azureError } from './azure/errors';
 import { SAS_RESPONSE_OVERRIDES, blobSasQuery, type BlobSas } from './azure/sas';
 import { sharedKeyAuthorization } from './azure/shared-key';

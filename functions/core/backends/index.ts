@@ -1,4 +1,6 @@
-import type { BackendConfig } from '../config/types';
+import type { BackendConfig, Bucket, S3Backend, StaticKeys } from '../config/types';
+import { S3Error } from '../errors';
+import type { BackendClient } from '../http';
 import { AzureStore } from './azure';
 import { GcsStore } from './gcs';
 import { S3Store } from './s3';
@@ -21,4 +23,43 @@ export const STORE_FACTORIES: StoreFactories = {
 export function createStore(backend: BackendConfig, deps: StoreDeps): ObjectStore {
   const factory = STORE_FACTORIES[backend.type] as (backend: BackendConfig, deps: StoreDeps) => ObjectStore;
   return factory(backend, deps);
+}
+
+/** Where an S3 bucket's backend requests get their signing keys: static, unsigned, or exchanged (OIDC). */
+export type S3CredentialSource = (bucket: string, backend: S3Backend) => () => Promise<StaticKeys | undefined>;
+
+export interface StoresDeps {
+  /** Executes every backend request the stores send; transport failures become 503 or 504. */
+  readonly client: BackendClient;
+  readonly now: () => number;
+  readonly s3Credentials: S3CredentialSource;
+}
+
+/** One store per virtual bucket. Azure and GCS stores sign with the static keys in their own configuration. */
+export function createStores(buckets: Iterable<Bucket>, deps: StoresDeps): ReadonlyMap<string, ObjectStore> {
+  const client = guardClient(deps.client);
+  const unsigned = async (): Promise<undefined> => undefined;
+  const stores = new Map<string, ObjectStore>();
+  for (const bucket of buckets) {
+    const backend = bucket.backend;
+    const credentials = backend.type === 's3' ? deps.s3Credentials(bucket.name, backend) : unsigned;
+    stores.set(bucket.name, createStore(backend, { client, now: deps.now, credentials }));
+  }
+  return stores;
+}
+
+/** Backend transport failures become 503 (unreachable) or 504 (timed out) instead of internal errors. */
+function guardClient(client: BackendClient): BackendClient {
+  return async (request, signal) => {
+    try {
+      return await client(request, signal);
+    } catch (err) {
+      if (err instanceof S3Error) throw err;
+      if (signal?.aborted) throw err;
+      const timedOut = err instanceof Error && /timed? ?out/i.test(err.message);
+      throw timedOut
+        ? new S3Error('GatewayTimeout', 'The backend did not answer in time')
+        : new S3Error('ServiceUnavailable', 'The backend is unreachable');
+    }
+  };
 }

@@ -1,10 +1,13 @@
+import { compareKeys } from '../keys';
+import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from '../bytes';
 import { S3Error } from '../errors';
 import type { ListEntry, ListPage, ListParams } from './store';
 
 /**
  * S3 listing semantics over backends whose own pagination differs (Azure List Blobs, the GCS JSON API):
  * pages of exactly `max-keys` entries, `marker`/`start-after` as keys, and continuation tokens that resume
- * where the previous page stopped. The backend's page marker is carried opaquely inside the gateway's token.
+ * where the previous page stopped. The backend's page marker is carried inside the store's token, which names
+ * backend keys: the gateway hands it to clients only sealed (operations/list-token.ts).
  */
 
 /** One listed name relative to the backend prefix: an object, or a common prefix when `entry` is absent. */
@@ -30,23 +33,6 @@ export interface ListPosition {
 
 /** Backend round trips per client page before the gateway answers a short, truncated page (S3 allows it). */
 const MAX_ROUNDS = 50;
-
-/**
- * Orders names as S3 does: by UTF-8 bytes, which is code point order (JavaScript's `<` compares UTF-16 code
- * units, which differs for characters above U+FFFF against U+E000-U+FFFF).
- */
-export function compareKeys(a: string, b: string): number {
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const ca = a.codePointAt(i) as number;
-    const cb = b.codePointAt(j) as number;
-    if (ca !== cb) return ca < cb ? -1 : 1;
-    i += ca > 0xffff ? 2 : 1;
-    j += cb > 0xffff ? 2 : 1;
-  }
-  return i < a.length ? 1 : j < b.length ? -1 : 0;
-}
 
 /**
  * Collects up to `maxKeys` items (objects and common prefixes) from `start`. Backend pages are asked for no
@@ -100,7 +86,7 @@ const MARKER_TAG = 'gw1.';
 /** The opaque continuation token (V2) for `position`: base64url of JSON. */
 export function encodeToken(params: ListParams, position: ListPosition): string {
   const body: TokenBody = { p: params.prefix, d: params.delimiter ?? '', m: position.marker, a: position.after };
-  return base64url(JSON.stringify(body));
+  return textToBase64Url(JSON.stringify(body));
 }
 
 /** The position a V2 continuation token stands for; a token from another listing is InvalidArgument. */
@@ -145,7 +131,7 @@ export function toListPage(params: ListParams, items: readonly ListItem[], resum
 
 function parseToken(token: string): TokenBody | undefined {
   try {
-    const value: unknown = JSON.parse(fromBase64url(token));
+    const value: unknown = JSON.parse(textFromBase64Url(token));
     if (typeof value !== 'object' || value === null) return undefined;
     const v = value as Record<string, unknown>;
     const optional = (x: unknown): boolean => x === undefined || typeof x === 'string';
@@ -156,15 +142,16 @@ function parseToken(token: string): TokenBody | undefined {
   }
 }
 
-export function base64url(text: string): string {
-  let binary = '';
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+/** base64url of the UTF-8 of `text`: the form of the gateway's opaque listing tokens. */
+export function textToBase64Url(text: string): string {
+  return toBase64Url(utf8(text));
 }
 
-export function fromBase64url(token: string): string {
-  const binary = atob(token.replace(/-/g, '+').replace(/_/g, '/'));
-  return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+/** The text of a base64url token; throws when it is not base64url of UTF-8. */
+export function textFromBase64Url(token: string): string {
+  const bytes = fromBase64Url(token);
+  if (bytes === undefined) throw new TypeError('not base64url');
+  return fromUtf8(bytes);
 }
 
 /** `Last-Modified` (RFC 1123) as S3 listings write it: ISO 8601 with milliseconds. */

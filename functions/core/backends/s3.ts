@@ -1,10 +1,12 @@
 import type { S3Backend } from '../config/types';
 import { backendDocument } from '../streams';
 import { S3Error, S3_ERROR_STATUS, type S3ErrorCode } from '../errors';
-import type { BackendResponse, Forward, HeaderMap } from '../http';
+import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
-import { sha256Hex, signRequest } from '../sigv4';
-import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
+import { sha256Hex } from '../bytes';
+import { xmlResponse } from '../responses';
+import { EMPTY_SHA256, UNSIGNED_PAYLOAD, signRequest } from '../sigv4';
+import { buildXml, childOf, listOf, parseXml, textOf, type ParsedXml, type XmlNode } from '../xml';
 import {
   passThroughHeaders,
   type ListEntry,
@@ -14,20 +16,25 @@ import {
   type ObjectStore,
   type StoreDeps,
 } from './store';
+import { S3_CODE_BY_STATUS } from './translate';
 
-const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
-const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
 /** An S3-compatible backend (AWS S3, Ceph RGW, MinIO, s3rver…), addressed path-style. */
 export class S3Store implements ObjectStore {
   /** The endpoint and encoded backend bucket: every URL starts with it. */
   private readonly base: string;
+  /** Names the client must never see: the backend bucket, the endpoint's host and `backend_prefix`. */
+  private readonly backendNames: readonly string[];
 
   constructor(
     private readonly backend: S3Backend,
     private readonly deps: StoreDeps,
   ) {
     this.base = backend.bucketName ? `${backend.endpoint}/${encodeKey(backend.bucketName, false)}` : backend.endpoint;
+    const prefix = backend.backendPrefix;
+    this.backendNames = [backend.bucketName ?? '', prefix, prefix.replace(/\/+$/, ''), backend.endpoint.replace(/^[a-z]+:\/\//i, '').replace(/\/.*$/, '')].filter(
+      (name) => name.length >= 2,
+    );
   }
 
   /** Absolute backend URL of `key` (mapped under `backend_prefix`), or of the bucket when `key` is undefined. */
@@ -42,8 +49,44 @@ export class S3Store implements ObjectStore {
     return {
       kind: 'forward',
       request: { method: request.method, url, headers, body: request.body ?? null },
-      respond: (status, responseHeaders) => ({ status, headers: passThroughHeaders(responseHeaders, request.requestId) }),
+      respond: (status, responseHeaders) => {
+        // An error or redirect document names the backend bucket (and a key under `backend_prefix`):
+        // rewritten. HEAD has none.
+        if (status >= 300 && status !== 304 && request.method !== 'HEAD') {
+          const resource = request.resource ?? `/${request.key}`;
+          return { maxBytes: MAX_ERROR_BYTES, rewrite: (body) => this.errorResponse(status, responseHeaders, body, request.requestId, resource) };
+        }
+        return { status, headers: passThroughHeaders(responseHeaders, request.requestId) };
+      },
     };
+  }
+
+  /**
+   * The backend's S3 error document in the client's terms: its status and code; its message and details
+   * only where they name neither the backend bucket, its endpoint nor `backend_prefix`; `Key` in the virtual
+   * key space; the client's `resource` and the gateway's request id. No `BucketName` or `HostId`.
+   */
+  errorResponse(status: number, headers: ReadonlyHeaders, body: Uint8Array, requestId: string, resource: string): ProxyResponse {
+    const error = childOf(parseXml(new TextDecoder().decode(body)), 'Error');
+    const code = this.clean(textOf(childOf(error, 'Code')) ?? '') || (S3_CODE_BY_STATUS[status] ?? (status >= 500 ? 'InternalError' : 'InvalidRequest'));
+    const message = this.clean(textOf(childOf(error, 'Message')) ?? '') ?? `The backend answered ${code}`;
+    const node: Record<string, string | undefined> = { Code: code, Message: message };
+    for (const name of ERROR_DETAILS) {
+      const value = textOf(childOf(error, name));
+      if (value !== undefined) node[name] = this.clean(value);
+    }
+    const key = textOf(childOf(error, 'Key'));
+    if (key !== undefined) node.Key = this.virtualKey(key);
+    Object.assign(node, { Resource: resource, RequestId: requestId });
+    const out = passThroughHeaders(headers, requestId);
+    // A redirect's Location is the backend's own address.
+    for (const name of ['content-length', 'content-type', 'location']) delete out[name];
+    return xmlResponse(status, buildXml('Error', node as XmlNode), requestId, out);
+  }
+
+  /** `text` when it names nothing of the backend's (bucket, endpoint, `backend_prefix`, an ARN), else undefined. */
+  clean(text: string): string | undefined {
+    return this.backendNames.some((name) => text.includes(name)) || /\barn:/i.test(text) ? undefined : text;
   }
 
   /** Where this store writes: copy compares endpoints and regions, and addresses sources by backend bucket and key. */
@@ -78,15 +121,17 @@ export class S3Store implements ObjectStore {
     return this.deps.client({ method: request.method, url, headers: signed, body: request.body ?? null }, signal);
   }
 
+  /**
+   * A listing page. Positions are keys (V2 `start-after`, V1 `marker`), which S3 resumes from as cheaply as
+   * from its own token, so no backend token is asked for or handed out; owners are never asked for.
+   */
   async list(params: ListParams, signal?: AbortSignal): Promise<ListPage> {
     const prefix = this.backend.backendPrefix;
     const query: Record<string, string> = { 'encoding-type': 'url', 'max-keys': String(params.maxKeys), prefix: prefix + params.prefix };
     if (params.delimiter) query.delimiter = params.delimiter;
     if (params.version === 2) {
       query['list-type'] = '2';
-      if (params.continuationToken) query['continuation-token'] = params.continuationToken;
       if (params.startAfter) query['start-after'] = prefix + params.startAfter;
-      if (params.fetchOwner) query['fetch-owner'] = 'true';
     } else if (params.marker) {
       query.marker = prefix + params.marker;
     }
@@ -94,7 +139,10 @@ export class S3Store implements ObjectStore {
     const headers = await this.sign('GET', url, {}, EMPTY_SHA256);
     const response = await this.deps.client({ method: 'GET', url, headers }, signal);
     const text = await backendDocument(response.body);
-    if (response.status !== 200) throw backendError(response.status, text);
+    if (response.status !== 200) {
+      const err = backendError(response.status, text);
+      throw this.clean(err.message) === undefined ? new S3Error(err.code, `The backend answered ${err.code}`) : err;
+    }
     const doc = childOf(parseXml(text), 'ListBucketResult');
     if (doc === undefined) throw new S3Error('BadGateway', 'The backend answered the listing with an unreadable document');
     return readListing(doc, prefix);
@@ -128,6 +176,15 @@ export interface StoreRequest {
   readonly body?: Uint8Array;
 }
 
+/** Backend error documents are small; a longer body is not one worth reading. */
+const MAX_ERROR_BYTES = 64 * 1024;
+
+/** Error details that describe the request, kept when they name nothing of the backend's. */
+const ERROR_DETAILS = [
+  'Condition', 'RangeRequested', 'ActualObjectSize', 'ArgumentName', 'ArgumentValue', 'MaxSizeAllowed', 'MinSizeAllowed',
+  'ProposedSize', 'PartNumber', 'UploadId', 'VersionId', 'ETag', 'Method', 'ResourceType',
+];
+
 /** A backend listing with keys URL-decoded and the backend prefix stripped. */
 function readListing(doc: ParsedXml, backendPrefix: string): ListPage {
   const strip = (value: string | undefined): string | undefined => {
@@ -139,14 +196,12 @@ function readListing(doc: ParsedXml, backendPrefix: string): ListPage {
   for (const item of listOf(doc, 'Contents')) {
     const key = strip(textOf(childOf(item, 'Key')));
     if (key === undefined) continue;
-    const owner = childOf(item, 'Owner');
     contents.push({
       key,
       lastModified: textOf(childOf(item, 'LastModified')) ?? '',
       etag: textOf(childOf(item, 'ETag')) ?? '',
       size: Number(textOf(childOf(item, 'Size')) ?? 0),
       storageClass: textOf(childOf(item, 'StorageClass')) ?? 'STANDARD',
-      owner: owner === undefined ? undefined : { id: textOf(childOf(owner, 'ID')) ?? '', displayName: textOf(childOf(owner, 'DisplayName')) ?? '' },
     });
   }
   const commonPrefixes = listOf(doc, 'CommonPrefixes')
@@ -156,8 +211,6 @@ function readListing(doc: ParsedXml, backendPrefix: string): ListPage {
     contents,
     commonPrefixes,
     isTruncated: textOf(childOf(doc, 'IsTruncated')) === 'true',
-    nextMarker: strip(textOf(childOf(doc, 'NextMarker')) || undefined),
-    nextContinuationToken: textOf(childOf(doc, 'NextContinuationToken')) || undefined,
   };
 }
 

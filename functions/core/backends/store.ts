@@ -28,6 +28,8 @@ export interface ObjectRequest {
   readonly payloadHash?: string;
   /** Client-facing request id stamped on the forwarded response. */
   readonly requestId: string;
+  /** The client's path, named as `Resource` in a backend error rewritten for the client (default `/{key}`). */
+  readonly resource?: string;
 }
 
 export interface ListParams {
@@ -37,7 +39,7 @@ export interface ListParams {
   readonly maxKeys: number;
   /** V1 `marker`. */
   readonly marker?: string;
-  /** V2 `continuation-token`, opaque and produced by this store. */
+  /** V2 `continuation-token`: a store's own `nextContinuationToken`, never one a client made. */
   readonly continuationToken?: string;
   readonly startAfter?: string;
   readonly fetchOwner: boolean;
@@ -57,6 +59,10 @@ export interface ListPage {
   readonly commonPrefixes: readonly string[];
   readonly isTruncated: boolean;
   readonly nextMarker?: string;
+  /**
+   * Where the store resumes more cheaply than after a key (a backend marker): the gateway seals it into its
+   * own token and hands it back as `continuationToken`. Absent: the listing resumes with `startAfter`.
+   */
   readonly nextContinuationToken?: string;
 }
 

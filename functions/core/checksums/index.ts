@@ -6,13 +6,12 @@ import { Crc32, Crc32c } from './crc32';
 import { Crc64Nvme } from './crc64nvme';
 import { Md5 } from './md5';
 import { Sha1 } from './sha1';
-import { Sha256 } from './sha256';
+import { Sha256, toBase64 } from '../bytes';
 
 export { Crc32, Crc32c, useNativeCrc32, type NativeCrc32 } from './crc32';
 export { Crc64Nvme } from './crc64nvme';
 export { Md5 } from './md5';
 export { Sha1 } from './sha1';
-export { HmacSha256, Sha256 } from './sha256';
 
 /** An incremental digest. */
 export interface Digest {
@@ -47,13 +46,6 @@ export function createDigest(algorithm: ChecksumAlgorithm | 'md5'): Digest {
     case 'md5':
       return new Md5();
   }
-}
-
-/** Standard base64 of bytes, the encoding of `x-amz-checksum-*` and `Content-MD5` values. */
-export function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i]);
-  return btoa(binary);
 }
 
 /** One-shot digest of bytes, base64-encoded. */

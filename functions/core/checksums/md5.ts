@@ -1,4 +1,4 @@
-import { BlockHash, readLE, writeLE } from './block-hash';
+import { BlockHash, readLE, writeLE } from '../bytes/block-hash';
 
 /** Per-round shift amounts and the sine-derived constants of RFC 1321. */
 const S = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21];

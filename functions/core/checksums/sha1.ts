@@ -1,4 +1,4 @@
-import { BlockHash, readBE, writeBE } from './block-hash';
+import { BlockHash, readBE, writeBE } from '../bytes/block-hash';
 
 /** Incremental SHA-1 (FIPS 180-4), for S3's `x-amz-checksum-sha1`; never used for security here. */
 export class Sha1 extends BlockHash {

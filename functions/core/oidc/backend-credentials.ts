@@ -2,7 +2,8 @@
  * Secretless backend credentials (spec: "Backend authentication", OIDC): mint a JWT, exchange it at the
  * token service, cache the result, and turn token-service failures into the client's S3 error.
  */
-import type { StaticKeys } from '../config/types';
+import type { S3Backend, StaticKeys } from '../config/types';
+import { ConfigError } from '../config/parse';
 import { S3Error } from '../errors';
 import { silent, type Log } from '../log';
 import { CredentialCache, type TemporaryCredentials } from './credential-cache';
@@ -125,4 +126,22 @@ function toS3Error(err: unknown, target: FederationTarget): unknown {
 /** Anything shaped like a JWT in a token service's message is blanked, should one ever echo the token. */
 function withoutTokens(message: string): string {
   return message.replace(/[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}/g, '[token]').slice(0, 300);
+}
+
+/**
+ * The signing keys of each S3 bucket: its static keys, none (unsigned), or, for `auth_type = "oidc"`,
+ * credentials exchanged at its token service through `federated` (cached there).
+ *
+ * @throws ConfigError for an `oidc` bucket when the gateway is not an identity provider.
+ */
+export function s3CredentialSource(federated: BackendCredentials | undefined): (bucket: string, backend: S3Backend) => () => Promise<StaticKeys | undefined> {
+  return (bucket, backend) => {
+    const auth = backend.auth;
+    if (auth.type !== 'oidc') return async () => (auth.type === 'static' ? auth.keys : undefined);
+    if (federated === undefined) {
+      throw new ConfigError([`[[buckets]] "${bucket}": backend_options.auth_type "oidc" needs OIDC_PROVIDER_KEY and OIDC_PROVIDER_ISSUER in the environment`]);
+    }
+    const target = { bucket, roleArn: auth.roleArn, subject: auth.subject, audience: auth.audience, stsEndpoint: auth.stsEndpoint, region: backend.region };
+    return () => federated.get(target);
+  };
 }

@@ -5,7 +5,7 @@
 import { calculateJwkThumbprint } from 'jose';
 import { ConfigError } from '../config/parse';
 import type { Settings } from '../config/types';
-import type { CryptoKey } from '../sigv4';
+import { fromBase64, toBase64, toBase64Url, type CryptoKey } from '../bytes';
 import {
   DerError,
   RSA_ENCRYPTION_OID,
@@ -76,7 +76,7 @@ export function readPemBlocks(text: string): PemBlock[] {
   for (const match of normalized.matchAll(PEM_BLOCK)) {
     const body = match[2];
     if (/Proc-Type:\s*4,ENCRYPTED/i.test(body)) throw new KeyFormatError('is an encrypted PEM; provide the key unencrypted');
-    const der = decodeBase64(body.replace(/\s+/g, ''));
+    const der = fromBase64(body.replace(/\s+/g, ''));
     if (der === undefined) throw new KeyFormatError(`has a ${match[1]} block that is not base64`);
     blocks.push({ label: match[1], der });
   }
@@ -233,10 +233,10 @@ export class ProviderKey {
   }
 
   private async build(): Promise<{ readonly jwk: PublicJwk; readonly signingKey?: CryptoKey }> {
-    const n = base64url(this.key.publicKey.n);
-    const e = base64url(this.key.publicKey.e);
+    const n = toBase64Url(this.key.publicKey.n);
+    const e = toBase64Url(this.key.publicKey.e);
     const kid = await calculateJwkThumbprint({ kty: 'RSA', n, e }, 'sha256');
-    const x5c = this.chain.length > 0 ? this.chain.map(base64) : undefined;
+    const x5c = this.chain.length > 0 ? this.chain.map(toBase64) : undefined;
     const jwk: PublicJwk = { kty: 'RSA', n, e, alg: 'RS256', use: 'sig', kid, ...(x5c ? { x5c } : {}) };
     const pkcs8 = this.key.pkcs8;
     const signingKey =
@@ -311,22 +311,4 @@ function readProviderKey(
     problems.push(`environment ${certName}: ${err.reason}`);
     return undefined;
   }
-}
-
-function decodeBase64(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 === 1) return undefined;
-  const binary = atob(text);
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
-
-export function base64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
-export function base64url(bytes: Uint8Array): string {
-  return base64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }

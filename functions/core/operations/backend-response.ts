@@ -1,7 +1,8 @@
 /**
  * Reading what an S3 backend answered to a request the core sent itself (copy, batch delete, multipart
- * control), and answering the client with it: unchanged, or as a document rewritten into the virtual
- * bucket's name and key space.
+ * control), and answering the client with it: as a document rewritten into the virtual bucket's name and
+ * key space. Errors too are rewritten (`S3Store.errorResponse`): a backend error document names the backend
+ * bucket, and keys under `backend_prefix`.
  */
 import { S3Error, notImplemented } from '../errors';
 import { backendBytes } from '../streams';
@@ -10,7 +11,7 @@ import { passThroughHeaders } from '../backends/store';
 import type { BackendResponse, ProxyResponse } from '../http';
 import { S3_XMLNS, xmlResponse } from '../responses';
 import { buildXml, childOf, parseXml, type ParsedXml, type XmlNode, type XmlValue } from '../xml';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
 
 /** The bucket's store when it is an S3 backend; multipart and batch delete exist only there (spec rule 8). */
 export function s3StoreOf(ctx: BucketContext, operation: string): S3Store {
@@ -23,6 +24,11 @@ export function passThrough(response: BackendResponse, body: Uint8Array, request
   const headers = passThroughHeaders(response.headers, requestId);
   delete headers['content-length'];
   return { status: response.status, headers, body };
+}
+
+/** The backend's error (`body`: its document) in the client's terms, at the status the backend gave. */
+export function backendErrorResponse(ctx: BucketContext, response: BackendResponse, body: Uint8Array): ProxyResponse {
+  return s3StoreOf(ctx, ctx.request.method).errorResponse(response.status, response.headers, body, ctx.requestId, ctx.request.rawPath);
 }
 
 /** The backend's headers worth keeping on a rewritten document (encryption, version ids, abort rules…). */
@@ -39,22 +45,22 @@ export type XmlElement = Exclude<ParsedXml, string>;
 
 /**
  * What the backend answered, read as the document `root`: the parsed root on a 200 that carries it, else
- * the response to give the client. Errors (including an `<Error>` inside a 200) pass through unchanged;
+ * the response to give the client. Errors (including an `<Error>` inside a 200) are rewritten for the client;
  * a 200 with some other document means the backend does not implement the operation (s3rver answers
  * unknown sub-resources with a listing) and is a 502, never a misleading success.
  */
 export async function readDocument(
   response: BackendResponse,
   root: string,
-  requestId: string,
+  ctx: BucketContext,
 ): Promise<{ readonly document: XmlElement; readonly response?: undefined } | { readonly response: ProxyResponse }> {
   const body = await backendBytes(response.body);
-  if (response.status !== 200) return { response: passThrough(response, body, requestId) };
+  if (response.status !== 200) return { response: backendErrorResponse(ctx, response, body) };
   const doc = parseXml(utf8(body));
   const element = childOf(doc, root);
   // An empty element (`<DeleteResult/>`, a quiet batch delete) parses as text.
   if (element !== undefined) return { document: typeof element === 'string' ? {} : element };
-  if (childOf(doc, 'Error') !== undefined) return { response: passThrough(response, body, requestId) };
+  if (childOf(doc, 'Error') !== undefined) return { response: backendErrorResponse(ctx, response, body) };
   throw new S3Error('BadGateway', `The backend did not answer with ${root}`);
 }
 

@@ -1,4 +1,5 @@
 import type { ProxyResponse } from '../http';
+import { authorizeBucket, respond, type Handler } from './operation';
 import { emptyResponse, s3Xml } from '../responses';
 
 /** Bucket-level reads that need no backend call: ListBuckets, HeadBucket, GetBucketLocation. */
@@ -15,6 +16,12 @@ export function listBuckets(names: readonly string[], requestId: string, created
     requestId,
   );
 }
+
+/** HeadBucket and GetBucketLocation, authorized as listing somewhere in the bucket. */
+export const bucketRead: Handler<'HeadBucket' | 'GetBucketLocation'> = async (op, ctx) => {
+  authorizeBucket(ctx, op);
+  return respond(op.name === 'HeadBucket' ? headBucket(ctx.requestId) : bucketLocation(ctx.requestId));
+};
 
 export function headBucket(requestId: string): ProxyResponse {
   return emptyResponse(200, requestId, { 'x-amz-bucket-region': 'us-east-1' });

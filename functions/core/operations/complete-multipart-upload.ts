@@ -3,14 +3,16 @@
  * and re-serialized for the backend; `If-Match`/`If-None-Match` are signed on the backend request, whose 412
  * passes through unchanged, as does an error the backend reports inside a 200.
  */
-import { S3Error } from '../errors';
+import { requestTimeout } from '../errors';
 import type { Dispatch, ProxyResponse } from '../http';
 import { encodeKey } from '../keys';
 import { verifiedBody } from '../payload/upload';
 import { S3_XMLNS, errorResponse } from '../responses';
-import { buildXml, childOf, listOf, parseXml, textOf } from '../xml';
+import { buildXml, childOf, listOf, textOf } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
+import { malformedXml, requestDocument } from './request-document';
+import { authorizeKey, type Handler } from './operation';
 import { completeHeaders } from './write-headers';
 
 /** S3's part limit (spec Limits). */
@@ -23,8 +25,6 @@ export interface CompletedPart {
   readonly etag: string;
 }
 
-const malformed = (): S3Error =>
-  new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema');
 
 /**
  * Parses `<CompleteMultipartUpload><Part><PartNumber/><ETag/>…</Part>…`. Part checksums are dropped: the
@@ -32,30 +32,29 @@ const malformed = (): S3Error =>
  * write-headers.ts `createMultipartHeaders`).
  */
 export function parseCompleteRequest(body: Uint8Array): CompletedPart[] {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
-  } catch {
-    throw malformed();
-  }
-  const root = childOf(parseXml(text), 'CompleteMultipartUpload');
-  if (root === undefined || typeof root === 'string') throw malformed();
+  const root = requestDocument(body, 'CompleteMultipartUpload');
   const parts = listOf(root, 'Part');
-  if (parts.length === 0 || parts.length > MAX_PARTS) throw malformed();
+  if (parts.length === 0 || parts.length > MAX_PARTS) throw malformedXml();
   return parts.map((part) => {
     const number = textOf(childOf(part, 'PartNumber'))?.trim() ?? '';
     const etag = textOf(childOf(part, 'ETag'));
-    if (!/^\d{1,5}$/.test(number) || Number(number) < 1 || Number(number) > MAX_PARTS || etag === undefined) throw malformed();
+    if (!/^\d{1,5}$/.test(number) || Number(number) < 1 || Number(number) > MAX_PARTS || etag === undefined) throw malformedXml();
     return { partNumber: Number(number), etag };
   });
 }
 
-export function completeMultipartUpload(ctx: BucketContext, key: string, uploadId: string): Dispatch {
+export const completeMultipartUpload: Handler<'CompleteMultipartUpload'> = async (op, ctx) => {
+  authorizeKey(ctx, op, op.key);
+  return collect(ctx, op.key, op.uploadId);
+};
+
+function collect(ctx: BucketContext, key: string, uploadId: string): Dispatch {
   const store = s3StoreOf(ctx, 'CompleteMultipartUpload');
   return {
     kind: 'needs-body',
     maxBytes: MAX_COMPLETE_BODY_BYTES,
-    tooLarge: () => ({ kind: 'response', response: errorResponse(malformed(), ctx.requestId, ctx.request.method, ctx.request.rawPath) }),
+    tooLarge: () => ({ kind: 'response', response: errorResponse(malformedXml(), ctx.requestId, ctx.request.method, ctx.request.rawPath) }),
+    timedOut: () => ({ kind: 'response', response: errorResponse(requestTimeout(), ctx.requestId, ctx.request.method, ctx.request.rawPath) }),
     withBody: async (bytes) => {
       // An x-amz-checksum-* header here is the whole object's checksum, which the backend will not have.
       const parts = parseCompleteRequest(await verifiedBody(ctx, bytes, false));
@@ -76,7 +75,7 @@ async function complete(
   );
   const headers = Object.assign(completeHeaders(ctx.request.headers), { 'content-type': 'application/xml' });
   const response = await store.send({ method: 'POST', key, query: { uploadId }, headers, body }, ctx.request.signal);
-  const read = await readDocument(response, 'CompleteMultipartUploadResult', ctx.requestId);
+  const read = await readDocument(response, 'CompleteMultipartUploadResult', ctx);
   if (read.response) return read.response;
   let etag = textOf(childOf(read.document, 'ETag')) ?? '';
   if (etag === '') etag = await currentETag(ctx, store, key);

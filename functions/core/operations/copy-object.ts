@@ -1,15 +1,18 @@
 /**
  * CopyObject (spec rules 4-6). The destination's backend performs the copy, signed with the destination's
- * credentials, from the source rewritten into its backend bucket and key space. The backend's answer,
- * including an error inside a 200, is passed through unchanged.
+ * credentials, from the source rewritten into its backend bucket and key space. The backend's answer is
+ * passed through; an error (also one inside a 200) is rewritten into the client's terms.
  */
 import type { Bucket, S3Backend } from '../config/types';
 import { S3Error, notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
 import { decodePathComponent, encodeKey, validateKey } from '../keys';
 import { backendBytes } from '../streams';
-import { passThrough, s3StoreOf } from './backend-response';
-import type { BucketContext } from './context';
+import { parseXml, childOf } from '../xml';
+import { backendErrorResponse, passThrough, s3StoreOf, utf8 } from './backend-response';
+import { authorize } from '../auth/authorize';
+import type { BucketContext } from '../context';
+import { authorizeKey, respond, type Handler } from './operation';
 import { copyHeaders } from './write-headers';
 
 /** A parsed `x-amz-copy-source`. */
@@ -80,14 +83,26 @@ function normalizeEndpoint(endpoint: string): string {
 }
 
 /**
- * Performs the copy; the caller has authorized the source as a read and the destination as a write.
- *
- * @param sourceBucket The source's virtual bucket (the caller resolved it: unknown is NoSuchBucket).
+ * CopyObject: the source is authorized as a read (GetObject, or a versioned read when it names a version),
+ * the destination as a write; an unknown source bucket is NoSuchBucket. Anonymous callers never copy.
  */
-export async function copyObject(ctx: BucketContext, key: string, source: CopySource, sourceBucket: Bucket): Promise<ProxyResponse> {
+export const copyObject: Handler<'CopyObject'> = async (op, ctx) => {
+  authorizeKey(ctx, op, op.key);
+  const source = parseCopySource(op.copySource);
+  const sourceBucket = ctx.config.buckets.get(source.bucket);
+  if (!sourceBucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: source.bucket });
+  authorize(ctx.identity, { name: 'GetObject', versionId: source.versionId }, { bucket: sourceBucket, key: source.key });
+  return respond(await copy(ctx, op.key, source, sourceBucket));
+};
+
+/** Performs the copy, authorized: the destination's backend copies from the source's backend key. */
+async function copy(ctx: BucketContext, key: string, source: CopySource, sourceBucket: Bucket): Promise<ProxyResponse> {
   const backends = copyableBackends(sourceBucket, ctx.bucket);
   const store = s3StoreOf(ctx, 'CopyObject');
   const headers = Object.assign(copyHeaders(ctx.request.headers), { 'x-amz-copy-source': backendCopySource(source, backends.source) });
   const response = await store.send({ method: 'PUT', key, headers }, ctx.request.signal);
-  return passThrough(response, await backendBytes(response.body), ctx.requestId);
+  const body = await backendBytes(response.body);
+  // An error (S3 may report one inside a 200) names the backend bucket and source: rewritten.
+  if (response.status !== 200 || childOf(parseXml(utf8(body)), 'Error') !== undefined) return backendErrorResponse(ctx, response, body);
+  return passThrough(response, body, ctx.requestId);
 }

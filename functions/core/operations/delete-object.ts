@@ -1,7 +1,8 @@
 import type { Forward } from '../http';
-import type { BucketContext } from './context';
+import { authorizeKey, type Handler } from './operation';
 
 /** DeleteObject: S3 answers 204 whether or not the key existed; a `versionId` is ignored (spec). */
-export function deleteObject(ctx: BucketContext, key: string): Promise<Forward> {
-  return ctx.store.forwardObject({ method: 'DELETE', key, headers: {}, requestId: ctx.requestId });
-}
+export const deleteObject: Handler<'DeleteObject'> = (op, ctx): Promise<Forward> => {
+  authorizeKey(ctx, op, op.key);
+  return ctx.store.forwardObject({ method: 'DELETE', key: op.key, headers: {}, requestId: ctx.requestId, resource: ctx.request.rawPath });
+};

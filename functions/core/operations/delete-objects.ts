@@ -6,24 +6,23 @@
  * is mapped back into the virtual key space and merged with the refusals.
  */
 import { base64Digest } from '../checksums';
-import { S3Error } from '../errors';
+import { S3Error, requestTimeout } from '../errors';
 import type { Dispatch, ProxyResponse } from '../http';
 import { checkDeclaredLength, headerChecksums, verifiedBody } from '../payload/upload';
 import { S3_XMLNS, errorResponse } from '../responses';
-import { buildXml, childOf, listOf, parseXml, textOf, type ParsedXml, type XmlNode } from '../xml';
+import { buildXml, childOf, listOf, textOf, type ParsedXml, type XmlNode } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
-import type { BucketContext } from './context';
+import { isAuthorized } from '../auth/authorize';
+import type { BucketContext } from '../context';
+import { malformedXml, requestDocument } from './request-document';
+import { authorizeBucket, type Handler } from './operation';
 
 /** S3's limit on keys per request (spec Limits). */
 export const MAX_DELETE_KEYS = 1000;
 /** Bound on the collected body: 1000 typical keys need far less; a larger document is refused as MalformedXML. */
 export const MAX_DELETE_BODY_BYTES = 2 * 1024 * 1024;
 
-/** Whether the caller may delete a key (the second stage; the gateway checked the first). */
-export type KeyAuthorizer = (key: string) => boolean;
 
-const malformed = (): S3Error =>
-  new S3Error('MalformedXML', 'The XML you provided was not well-formed or did not validate against our published schema');
 
 interface DeleteRequest {
   readonly quiet: boolean;
@@ -32,41 +31,49 @@ interface DeleteRequest {
 
 /** Parses a `<Delete>` document: 1 to 1000 `<Object><Key>`, optional `<Quiet>`. VersionIds are ignored (spec). */
 export function parseDeleteRequest(body: Uint8Array): DeleteRequest {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(body);
-  } catch {
-    throw malformed();
-  }
-  const root = childOf(parseXml(text), 'Delete');
-  if (root === undefined || typeof root === 'string') throw malformed();
+  const root = requestDocument(body, 'Delete');
   const objects = listOf(root, 'Object');
-  if (objects.length === 0 || objects.length > MAX_DELETE_KEYS) throw malformed();
+  if (objects.length === 0 || objects.length > MAX_DELETE_KEYS) throw malformedXml();
   const keys = objects.map((o) => {
     const key = typeof o === 'string' ? undefined : textOf(childOf(o, 'Key'));
-    if (key === undefined || key === '') throw malformed();
+    if (key === undefined || key === '') throw malformedXml();
     return key;
   });
   const quiet = (textOf(childOf(root, 'Quiet')) ?? 'false').trim().toLowerCase();
-  if (quiet !== 'true' && quiet !== 'false') throw malformed();
+  if (quiet !== 'true' && quiet !== 'false') throw malformedXml();
   return { quiet: quiet === 'true', keys };
 }
 
-export function deleteObjects(ctx: BucketContext, mayDelete: KeyAuthorizer): Dispatch {
+/**
+ * Authorized in two stages: the caller may delete somewhere in the bucket (else AccessDenied before the body
+ * is read), then each key on its own as a DeleteObject.
+ */
+export const deleteObjects: Handler<'DeleteObjects'> = async (op, ctx) => {
+  authorizeBucket(ctx, op);
+  return collect(ctx, (key) => isAuthorized(ctx.identity, DELETE_KEY, { bucket: ctx.bucket, key }));
+};
+
+const DELETE_KEY = { name: 'DeleteObject' } as const;
+
+/** Whether the caller may delete one key of the batch. */
+type KeyAuthorizer = (key: string) => boolean;
+
+function collect(ctx: BucketContext, mayDelete: KeyAuthorizer): Dispatch {
   const store = s3StoreOf(ctx, 'DeleteObjects');
   const max = Math.min(MAX_DELETE_BODY_BYTES, ctx.config.settings.maxUploadBytes ?? Number.POSITIVE_INFINITY);
   const declared = ctx.request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared)) {
     checkDeclaredLength(ctx, Number(declared));
-    if (Number(declared) > MAX_DELETE_BODY_BYTES) throw malformed();
+    if (Number(declared) > MAX_DELETE_BODY_BYTES) throw malformedXml();
   }
   return {
     kind: 'needs-body',
     maxBytes: max,
     tooLarge: () => {
-      const err = max < MAX_DELETE_BODY_BYTES ? new S3Error('EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size') : malformed();
+      const err = max < MAX_DELETE_BODY_BYTES ? new S3Error('EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size') : malformedXml();
       return { kind: 'response', response: errorResponse(err, ctx.requestId, ctx.request.method, ctx.request.rawPath) };
     },
+    timedOut: () => ({ kind: 'response', response: errorResponse(requestTimeout(), ctx.requestId, ctx.request.method, ctx.request.rawPath) }),
     withBody: async (bytes) => ({ kind: 'response', response: await run(ctx, store, mayDelete, await verifiedBody(ctx, bytes)) }),
   };
 }
@@ -88,7 +95,7 @@ async function run(ctx: BucketContext, store: Store, mayDelete: KeyAuthorizer, b
   // The client's checksum covered its own body; the backend gets the same algorithm over the new one.
   for (const { algorithm } of headerChecksums(ctx.request.headers)) headers[`x-amz-checksum-${algorithm}`] = base64Digest(algorithm, backendBody);
   const response = await store.send({ method: 'POST', query: { delete: '' }, headers, body: backendBody }, ctx.request.signal);
-  const read = await readDocument(response, 'DeleteResult', ctx.requestId);
+  const read = await readDocument(response, 'DeleteResult', ctx);
   if (read.response) return read.response;
   const result = read.document;
 
@@ -96,6 +103,8 @@ async function run(ctx: BucketContext, store: Store, mayDelete: KeyAuthorizer, b
     listOf(result, name).flatMap((entry) => {
       const fields = textFields(entry);
       const key = store.virtualKey(fields.Key ?? '');
+      // A per-key error message that names the backend bucket or prefix is not the client's to read.
+      if (fields.Message !== undefined) fields.Message = store.clean(fields.Message) ?? `The backend answered ${fields.Code ?? 'an error'}`;
       return key === undefined ? [] : [Object.assign(fields, { Key: key })];
     });
   return documentResponse('DeleteResult', { Deleted: mapped('Deleted'), Error: [...mapped('Error'), ...denied] }, ctx.requestId, documentHeaders(response));

@@ -1,5 +1,8 @@
+import { S3Error } from '../errors';
 import type { Forward, HeaderMap } from '../http';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
+import { notImplemented } from '../errors';
+import { authorizeKey, type Handler } from './operation';
 
 /** Request headers a read passes to the backend: ranges, preconditions, checksum mode and SSE-C keys. */
 const READ_HEADERS: ReadonlySet<string> = new Set([
@@ -14,16 +17,22 @@ const READ_QUERY: ReadonlySet<string> = new Set([
   'response-content-language', 'response-content-type', 'response-expires',
 ]);
 
-/** GetObject and HeadObject: a Forward whose status (200, 206, 304, 412, errors) and body pass through. */
-export function getObject(ctx: BucketContext, method: 'GET' | 'HEAD', key: string): Promise<Forward> {
+/**
+ * GetObject and HeadObject: a Forward whose status (200, 206, 304, 412, errors) and body pass through. A read
+ * naming a version is authorized as `get_object_version`; only S3 backends keep versions.
+ */
+export const getObject: Handler<'GetObject' | 'HeadObject'> = (op, ctx): Promise<Forward> => {
+  if (op.versionId !== undefined && ctx.bucket.backend.type !== 's3') throw notImplemented('Version-scoped reads on this backend');
+  authorizeKey(ctx, op, op.key);
   return ctx.store.forwardObject({
-    method,
-    key,
+    method: op.name === 'GetObject' ? 'GET' : 'HEAD',
+    key: op.key,
     query: readQuery(ctx),
     headers: readHeaders(ctx),
     requestId: ctx.requestId,
+    resource: ctx.request.rawPath,
   });
-}
+};
 
 /** Walks what the client sent, usually a handful of headers, rather than looking up every name. */
 function readHeaders(ctx: BucketContext): HeaderMap {
@@ -34,11 +43,24 @@ function readHeaders(ctx: BucketContext): HeaderMap {
   return out;
 }
 
+/**
+ * The read's query for the backend. A `response-*` override becomes a response header, so one holding a
+ * control character (CR and LF included) is refused with 400 before anything is sent: passed on, it reaches
+ * the backend, which may answer with a broken response (Ceph RGW writes a second status line into its answer
+ * for any of them, HTAB too) or a header no runtime can send.
+ */
 function readQuery(ctx: BucketContext): HeaderMap {
   const out: HeaderMap = {};
   for (const name of ctx.query.names()) {
     const value = ctx.query.get(name);
-    if (READ_QUERY.has(name) && value) out[name] = value;
+    if (!READ_QUERY.has(name) || !value) continue;
+    if (name.startsWith('response-') && CONTROL.test(value)) {
+      throw new S3Error('InvalidArgument', `The ${name} value holds a control character`, { ArgumentName: name });
+    }
+    out[name] = value;
   }
   return out;
 }
+
+/** Control characters, HTAB included: no override needs one, and RGW answers any of them with a broken response. */
+const CONTROL = /[\x00-\x1f\x7f]/;

@@ -1,22 +1,214 @@
-import { isAllowed, prefixCovers } from '../authorization';
-import type { Scope } from '../config/types';
-import { S3Error } from '../errors';
+/**
+ * ListObjects (V1) and ListObjectsV2, answered with the gateway's own XML and positions.
+ *
+ * A listing reads only the key ranges the caller may list (`grantedRanges`: its `list_bucket` scopes for
+ * this bucket) under the requested prefix, one range after another in key order, so no backend page holds a
+ * name outside them and no page is ever "filtered empty". A range that the delimiter folds into one common
+ * prefix above it (listing `data` with `/` over a grant on `data/`) shows as that prefix when it holds
+ * anything, asked of the backend with one single-key read. Positions are the last name shown (list-token.ts).
+ */
+import { listableRanges as grantedToList } from '../auth/authorize';
+import type { KeyRange } from '../auth/scopes';
+import { compareKeys } from '../keys';
+import { S3Error, notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
 import { encodeKey } from '../keys';
 import { s3Xml } from '../responses';
 import type { ListEntry, ListPage, ListParams } from '../backends/store';
 import type { XmlNode } from '../xml';
-import type { BucketContext, RequestContext } from './context';
+import type { BucketContext, RequestContext } from '../context';
+import { MARKER_TAG, ListTokens, type ListHint, type ListPosition } from './list-token';
+import { authorizeKey, respond, type Handler } from './operation';
 
-/** ListObjects (V1) and ListObjectsV2 as the gateway's own XML, with the virtual bucket's name. */
-export async function listObjects(ctx: BucketContext, version: 1 | 2, params: ListParams, scopes?: readonly Scope[]): Promise<ProxyResponse> {
-  return renderListing(ctx, ctx.bucket.name, version, params, await listPage(ctx, params, scopes));
+/** Who owns every listed object, as ListBuckets says: the gateway (backend owners are never shown). */
+export const GATEWAY_OWNER = { ID: 'gateway', DisplayName: 'gateway' } as const;
+
+/** Store pages read for one client page before the gateway answers a short, truncated one (S3 allows it). */
+const MAX_STORE_PAGES = 10;
+
+/** Tokens sealed with a random key, for callers that pass none (tests); the Gateway passes its own. */
+let defaultTokens: ListTokens | undefined;
+
+export function fallbackTokens(): ListTokens {
+  defaultTokens ??= new ListTokens();
+  return defaultTokens;
 }
 
-/** One page of the bucket's listing, without the entries the caller's scopes (when given) do not cover. */
-export async function listPage(ctx: BucketContext, params: ListParams, scopes?: readonly Scope[]): Promise<ListPage> {
-  const page = await ctx.store.list(params, ctx.request.signal);
-  return scopes ? onlyAllowed(page, scopes, ctx.bucket.name) : page;
+/**
+ * One run of a listing in the client's key space: a key range of one bucket (under `base`, the client's
+ * prefix for that bucket's keys: '' or a path-mapped `repo/`), or a common prefix shown as it is.
+ */
+export type ListSegment =
+  | { readonly kind: 'range'; readonly base: string; readonly ctx: BucketContext; readonly range: KeyRange }
+  | { readonly kind: 'folder'; readonly prefix: string };
+
+/** ListObjects (V1) and ListObjectsV2, authorized as `list_bucket` on the listing's prefix. */
+export const listObjectsOperation: Handler<'ListObjects'> = async (op, ctx, services) => {
+  const params = listParams(ctx, op.version);
+  authorizeKey(ctx, op, params.prefix);
+  return respond(await listObjects(ctx, op.version, params, services.listTokens));
+};
+
+/** ListObjects (V1) and ListObjectsV2 as the gateway's own XML, with the virtual bucket's name. */
+export async function listObjects(ctx: BucketContext, version: 1 | 2, params: ListParams, tokens: ListTokens = fallbackTokens()): Promise<ProxyResponse> {
+  const segments = listableRanges(ctx, params.prefix).map((range): ListSegment => ({ kind: 'range', base: '', ctx, range }));
+  const page = await listSegments(segments, params, await startOf(params, tokens), tokens);
+  return renderListing(ctx, ctx.bucket.name, version, params, page);
+}
+
+/** The ranges of `ctx`'s bucket the caller may list under `prefix`, in that bucket's key space. */
+export function listableRanges(ctx: BucketContext, prefix: string): KeyRange[] {
+  return grantedToList(ctx.identity, LIST, ctx.bucket, prefix);
+}
+
+const LIST = { name: 'ListObjects' } as const;
+
+/** Where the client asked the listing to start: V2's token or start-after, V1's marker. */
+export async function startOf(params: ListParams, tokens: ListTokens): Promise<ListPosition> {
+  if (params.version === 2) return params.continuationToken !== undefined ? tokens.decode(params, params.continuationToken) : { after: params.startAfter };
+  return params.marker !== undefined ? tokens.marker(params, params.marker) : {};
+}
+
+/**
+ * Lists `segments` (in key order) from `start`: up to `maxKeys` keys and common prefixes, and the gateway's
+ * next marker and token when more may follow.
+ */
+export async function listSegments(segments: readonly ListSegment[], params: ListParams, start: ListPosition, tokens: ListTokens): Promise<ListPage> {
+  const { prefix, delimiter, maxKeys } = params;
+  const after = start.after;
+  const contents: ListEntry[] = [];
+  const commonPrefixes: string[] = [];
+  let last: string | undefined;
+  let pages = 0;
+  const count = (): number => contents.length + commonPrefixes.length;
+  const seen = (name: string): void => {
+    if (last === undefined || compareKeys(name, last) > 0) last = name;
+  };
+  const emitPrefix = (cp: string): void => {
+    if (commonPrefixes[commonPrefixes.length - 1] === cp) return;
+    commonPrefixes.push(cp);
+    seen(cp);
+  };
+  const stop = async (hint?: ListHint): Promise<ListPage> => {
+    const position: ListPosition = { after: last ?? after, hint };
+    const token = await tokens.encode(params, position);
+    const marker = hint === undefined && position.after !== undefined ? position.after : MARKER_TAG + token;
+    return { contents, commonPrefixes, isTruncated: true, nextContinuationToken: token, nextMarker: marker };
+  };
+
+  // A sealed hint names the segment it was issued in: the ones before it were done.
+  let from = 0;
+  const hint = start.hint;
+  if (hint !== undefined && hint.delimiter === (delimiter ?? '')) {
+    const at = segments.findIndex((s) => s.kind === 'range' && s.ctx.bucket.name === hint.bucket && s.range.prefix === hint.range);
+    if (at >= 0) from = at;
+  }
+
+  for (let i = from; i < segments.length && maxKeys > 0; i++) {
+    const segment = segments[i];
+    if (segment.kind === 'folder') {
+      if (isAfter(segment.prefix, after) && commonPrefixes[commonPrefixes.length - 1] !== segment.prefix) {
+        if (count() >= maxKeys) return stop();
+        emitPrefix(segment.prefix);
+      }
+      continue;
+    }
+    const { base, ctx, range } = segment;
+    const full = base + range.prefix;
+    if (after !== undefined && endsBefore(range, full, after)) continue;
+    const inner = after !== undefined && after.startsWith(full) ? after.slice(base.length) : undefined;
+    const cp = delimiter === undefined ? undefined : foldedPrefix(full, prefix.length, delimiter);
+    if (cp !== undefined) {
+      if (commonPrefixes[commonPrefixes.length - 1] === cp) continue;
+      if (after !== undefined && compareKeys(cp, after) <= 0 && !(after.startsWith(cp) && after !== cp)) continue;
+      if (count() >= maxKeys) return stop();
+      if (await holdsAny(ctx, range, inner)) emitPrefix(cp);
+      continue;
+    }
+    if (range.exact) {
+      if (count() >= maxKeys) return stop();
+      const entry = await exactKey(ctx, range.prefix);
+      if (entry !== undefined) {
+        contents.push({ ...entry, key: full });
+        seen(full);
+      }
+      continue;
+    }
+    if (delimiter !== undefined && straddles(full, prefix.length, delimiter)) {
+      throw notImplemented('A delimiter that can begin inside a granted prefix and end after it');
+    }
+    const useHint = hint !== undefined && i === from && hint.bucket === ctx.bucket.name && hint.range === range.prefix && hint.delimiter === (delimiter ?? '');
+    let token = useHint ? hint.token : undefined;
+    let startAfter = token === undefined ? inner : undefined;
+    for (;;) {
+      if (count() >= maxKeys) return stop();
+      if (pages >= MAX_STORE_PAGES) return stop({ bucket: ctx.bucket.name, range: range.prefix, delimiter: delimiter ?? '', after: last ?? after, token });
+      pages++;
+      const page = await ctx.store.list(
+        { version: 2, prefix: range.prefix, delimiter, maxKeys: maxKeys - count(), startAfter, continuationToken: token, fetchOwner: false },
+        ctx.request.signal,
+      );
+      // Whatever a backend answers outside the range (one that ignored the prefix) is never shown.
+      for (const entry of page.contents) {
+        if (!entry.key.startsWith(range.prefix)) continue;
+        contents.push({ ...entry, key: base + entry.key });
+        seen(base + entry.key);
+      }
+      for (const p of page.commonPrefixes) if (p.startsWith(range.prefix)) emitPrefix(base + p);
+      if (!page.isTruncated) break;
+      token = page.nextContinuationToken;
+      startAfter = last !== undefined && last.startsWith(full) ? last.slice(base.length) : startAfter;
+      if (count() >= maxKeys) {
+        return stop(token === undefined ? undefined : { bucket: ctx.bucket.name, range: range.prefix, delimiter: delimiter ?? '', after: last ?? after, token });
+      }
+    }
+  }
+  return { contents, commonPrefixes, isTruncated: false };
+}
+
+/** Whether `name` comes after the position `after` (every name does when there is none). */
+function isAfter(name: string, after: string | undefined): boolean {
+  return after === undefined || compareKeys(name, after) > 0;
+}
+
+/** Whether every key of the range (`full`: its prefix in the client's space) is at or before `after`. */
+function endsBefore(range: KeyRange, full: string, after: string): boolean {
+  if (range.exact) return compareKeys(full, after) <= 0;
+  return !after.startsWith(full) && compareKeys(after, full) > 0;
+}
+
+/**
+ * The common prefix every key under `full` rolls up into when the delimiter occurs in `full` at or after
+ * the listing prefix (`from`), or undefined when keys roll up further in.
+ */
+export function foldedPrefix(full: string, from: number, delimiter: string): string | undefined {
+  const at = full.indexOf(delimiter, from);
+  return at < 0 ? undefined : full.slice(0, at + delimiter.length);
+}
+
+/**
+ * Whether a delimiter could begin inside `full` (at or after `from`) and end past it: a backend listing of
+ * `full` looks for it only after `full`, so it would roll keys up in the wrong place.
+ */
+export function straddles(full: string, from: number, delimiter: string): boolean {
+  for (let at = Math.max(from, full.length - delimiter.length + 1); at < full.length; at++) {
+    if (delimiter.startsWith(full.slice(at))) return true;
+  }
+  return false;
+}
+
+/** Whether the range holds a key (after `after`, in the bucket's key space): one single-key backend read. */
+async function holdsAny(ctx: BucketContext, range: KeyRange, after: string | undefined): Promise<boolean> {
+  if (range.exact) return (await exactKey(ctx, range.prefix)) !== undefined;
+  const page = await ctx.store.list({ version: 2, prefix: range.prefix, maxKeys: 1, startAfter: after, fetchOwner: false }, ctx.request.signal);
+  return page.contents.some((entry) => entry.key.startsWith(range.prefix)) || page.commonPrefixes.some((p) => p.startsWith(range.prefix));
+}
+
+/** The listing entry of exactly `key`, when it exists: it sorts first among the keys starting with it. */
+async function exactKey(ctx: BucketContext, key: string): Promise<ListEntry | undefined> {
+  const page = await ctx.store.list({ version: 2, prefix: key, maxKeys: 1, fetchOwner: false }, ctx.request.signal);
+  const entry = page.contents[0];
+  return entry?.key === key ? entry : undefined;
 }
 
 /** The ListBucketResult XML for a page, under the bucket name the client asked for. */
@@ -42,19 +234,6 @@ export function listParams(ctx: RequestContext, version: 1 | 2): ListParams {
     continuationToken: version === 2 ? q.get('continuation-token') || undefined : undefined,
     startAfter: version === 2 ? q.get('start-after') || undefined : undefined,
     fetchOwner: q.get('fetch-owner') === 'true',
-  };
-}
-
-/**
- * A listing authorized on a prefix such as `data` would also return `database/…`; entries the caller's
- * scopes do not cover are dropped so a listing never reveals keys outside them.
- */
-export function onlyAllowed(page: ListPage, scopes: readonly Scope[], bucket: string): ListPage {
-  const allowed = (key: string): boolean => isAllowed(scopes, bucket, 'list_bucket', key);
-  return {
-    ...page,
-    contents: page.contents.filter((entry) => allowed(entry.key)),
-    commonPrefixes: page.commonPrefixes.filter((cp) => allowed(cp) || scopes.some((s) => s.prefixes.some((p) => prefixCovers(cp, p)))),
   };
 }
 
@@ -98,7 +277,7 @@ function entry(e: ListEntry, encode: Encode, withOwner: boolean): XmlNode {
     LastModified: e.lastModified,
     ETag: e.etag,
     Size: e.size,
-    Owner: withOwner && e.owner ? { ID: e.owner.id, DisplayName: e.owner.displayName } : undefined,
+    Owner: withOwner ? GATEWAY_OWNER : undefined,
     StorageClass: e.storageClass,
   };
 }

@@ -1,6 +1,7 @@
 import type { Dispatch } from '../http';
 import { withUploadBody } from '../payload/upload';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
+import { authorizeKey, type Handler } from './operation';
 import { putHeaders } from './write-headers';
 
 /**
@@ -8,7 +9,12 @@ import { putHeaders } from './write-headers';
  * declared a hash, a checksum or aws-chunked framing (see payload/upload.ts). The backend's status,
  * including a 412 for a failed `If-Match`/`If-None-Match`, passes through unchanged.
  */
-export function putObject(ctx: BucketContext, key: string): Promise<Dispatch> {
+export const putObject: Handler<'PutObject'> = (op, ctx) => {
+  authorizeKey(ctx, op, op.key);
+  return upload(ctx, op.key);
+};
+
+function upload(ctx: BucketContext, key: string): Promise<Dispatch> {
   return withUploadBody(ctx, (upload) =>
     ctx.store.forwardObject({
       method: 'PUT',
@@ -17,6 +23,7 @@ export function putObject(ctx: BucketContext, key: string): Promise<Dispatch> {
       body: upload.body,
       payloadHash: upload.payloadHash,
       requestId: ctx.requestId,
+      resource: ctx.request.rawPath,
     }),
   );
 }

@@ -1,14 +1,20 @@
 import type { Dispatch } from '../http';
 import { withUploadBody } from '../payload/upload';
 import { s3StoreOf } from './backend-response';
-import type { BucketContext } from './context';
+import type { BucketContext } from '../context';
+import { authorizeKey, type Handler } from './operation';
 import { uploadPartHeaders } from './write-headers';
 
 /**
  * UploadPart: a Forward like PutObject, so a part streams (never buffered whole on a streaming runtime),
  * decoded and verified on the way when it is aws-chunked or carries a hash or checksum.
  */
-export function uploadPart(ctx: BucketContext, key: string, uploadId: string, partNumber: number): Promise<Dispatch> {
+export const uploadPart: Handler<'UploadPart'> = (op, ctx) => {
+  authorizeKey(ctx, op, op.key);
+  return upload(ctx, op.key, op.uploadId, op.partNumber);
+};
+
+function upload(ctx: BucketContext, key: string, uploadId: string, partNumber: number): Promise<Dispatch> {
   const store = s3StoreOf(ctx, 'UploadPart');
   return withUploadBody(ctx, (upload) =>
     store.forwardObject({
@@ -19,6 +25,7 @@ export function uploadPart(ctx: BucketContext, key: string, uploadId: string, pa
       body: upload.body,
       payloadHash: upload.payloadHash,
       requestId: ctx.requestId,
+      resource: ctx.request.rawPath,
     }),
   );
 }

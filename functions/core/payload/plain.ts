@@ -2,10 +2,11 @@
  * A plain (not aws-chunked) upload body checked as it streams: its length, the hex `x-amz-content-sha256`
  * the client signed, and any `x-amz-checksum-*` header. The last piece is held back until all three match.
  */
-import { createDigest, toBase64, type ChecksumAlgorithm, type Digest } from '../checksums';
-import { Sha256 } from '../checksums';
+import { createDigest, type ChecksumAlgorithm, type Digest } from '../checksums';
+import { toBase64 } from '../bytes';
+import { Sha256 } from '../bytes';
 import { S3Error } from '../errors';
-import { toHex } from '../sigv4';
+import { toHex } from '../bytes';
 import { HoldBack, type BodyChecker, type Emit } from './checked-stream';
 
 export interface ExpectedChecksum {

@@ -13,18 +13,18 @@
  */
 import {
   AwsChunkedDecoder,
-  EMPTY_SHA256,
   STREAMING_UNSIGNED_TRAILER,
   isStreamingPayload,
   parseTrailerHeader,
   type StreamingPayload,
-} from '../aws-chunked';
+} from './aws-chunked';
 import { base64Digest, checksumAlgorithmOf, type ChecksumAlgorithm } from '../checksums';
-import { S3Error, notImplemented } from '../errors';
+import { S3Error, notImplemented, requestTimeout } from '../errors';
 import type { Dispatch, HeaderMap, ReadonlyHeaders } from '../http';
-import type { BucketContext } from '../operations/context';
+import type { BucketContext } from '../context';
 import { errorResponse } from '../responses';
-import { UNSIGNED_PAYLOAD, sha256Hex } from '../sigv4';
+import { EMPTY_SHA256, UNSIGNED_PAYLOAD } from '../sigv4';
+import { sha256Hex } from '../bytes';
 import { checkBytes, checkedStream } from './checked-stream';
 import { PlainBodyChecker, checksumMismatch, sha256Mismatch, type ExpectedChecksum } from './plain';
 
@@ -95,6 +95,7 @@ async function chunkedUpload(ctx: BucketContext, payload: StreamingPayload, send
     kind: 'needs-body',
     maxBytes: EMPTY_CHUNKED_MAX_BYTES,
     withBody: async (bytes) => send(upload(await checkBytes(bytes, decoder()))),
+    timedOut: () => ({ kind: 'response', response: errorResponse(requestTimeout(), ctx.requestId, ctx.request.method, ctx.request.rawPath) }),
     tooLarge: () => ({
       kind: 'response',
       response: errorResponse(
@@ -148,17 +149,15 @@ export async function verifiedBody(ctx: BucketContext, bytes: Uint8Array, checks
 }
 
 /**
- * The payload the client declared: `x-amz-content-sha256` for header-signed requests; for presigned ones
- * the `X-Amz-Content-Sha256` they signed, else an unsigned-trailer or hex header (checkable without a
- * signature), else UNSIGNED-PAYLOAD.
+ * The payload the client declared, read from where the signature's payload line came from (sigv4 verify):
+ * `x-amz-content-sha256` for header-signed requests; for presigned ones the `X-Amz-Content-Sha256` they
+ * signed, else the `x-amz-content-sha256` header (the payload line then, so covered by the signature), else
+ * UNSIGNED-PAYLOAD.
  */
 function payloadDeclaration(ctx: BucketContext): string {
   const header = ctx.request.headers.get('x-amz-content-sha256');
   if (ctx.identity.info?.presigned !== true) return header ?? UNSIGNED_PAYLOAD;
-  const signed = ctx.query.get('X-Amz-Content-Sha256');
-  if (signed !== undefined) return signed;
-  if (header !== null && (header === STREAMING_UNSIGNED_TRAILER || HEX_SHA256.test(header))) return header;
-  return UNSIGNED_PAYLOAD;
+  return ctx.query.get('X-Amz-Content-Sha256') ?? header ?? UNSIGNED_PAYLOAD;
 }
 
 function hexPayloadHash(value: string): string {

@@ -3,11 +3,14 @@ import type { ReadonlyHeaders } from '../http';
  * The canonical request of SigV4 (https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html),
  * built from what the client sent, the way S3 builds it.
  */
-import { uriEncode } from './encoding';
+import { sha256HexSync, uriEncode, wireBytes } from '../bytes';
 import { decodeQueryComponent, splitQuery } from './query';
 
 /** Payload hash of a request whose body is not signed (presigned URLs, some header-signed requests). */
 export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
+
+/** Hex SHA-256 of the empty string: the payload hash of a request without a body. */
+export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 
 /** Inputs of the canonical request, each already in canonical form. */
 export interface CanonicalRequestParts {
@@ -119,6 +122,18 @@ export function canonicalRequest(parts: CanonicalRequestParts): string {
     `${parts.method}\n${parts.rawPath}\n${parts.canonicalQuery}\n${parts.canonicalHeaders}\n` +
     `${parts.signedHeaders.join(';')}\n${parts.payloadHash}`
   );
+}
+
+/**
+ * The hex SHA-256 of a canonical request, over the bytes its parts stand for ({@link wireBytes}): a header
+ * value that arrived as the one byte 0xE9 is hashed as 0xE9, as its sender signed it and as S3 verifies it,
+ * and the gateway's own requests are hashed over the bytes its runtime will send. Hashing the UTF-8 of such
+ * a value instead would sign bytes that are not on the wire.
+ *
+ * @example canonicalRequestHash('GET\n/\n\nhost:h\n\nhost\nUNSIGNED-PAYLOAD')
+ */
+export function canonicalRequestHash(canonical: string): string {
+  return sha256HexSync(wireBytes(canonical));
 }
 
 /** A header map holds only strings, so a `get` method tells a Headers view from it. */

@@ -1,19 +1,20 @@
 /** SigV4 for S3: verifying client requests and signing backend requests, on Web Crypto only. */
 export {
+  EMPTY_SHA256,
   MissingSignedHeaderError,
   UNSIGNED_PAYLOAD,
   canonicalHeaderValue,
   canonicalHeaders,
   canonicalQuery,
   canonicalRequest,
+  canonicalRequestHash,
 } from './canonical';
 export type { CanonicalRequestParts } from './canonical';
 export { formatAmzDate, httpDateToAmzDate, parseAmzDate } from './dates';
-export { hmac, importHmacKey, sha256Hex, sha256HexSync, timingSafeEqual, toHex, uriEncode } from './encoding';
-export type { CryptoKey, HmacKey } from './encoding';
 export {
   MAX_PRESIGNED_EXPIRES_SECONDS,
   authKind,
+  checkService,
   parseAuthorizationHeader,
   parsePresignedQuery,
   parseSignedRequest,
@@ -21,6 +22,7 @@ export {
 export type { AuthKind, SignedRequestInfo } from './parse';
 export { presignUrl, signRequest } from './sign';
 export type { Credentials, PresignUrlInput, SignRequestInput } from './sign';
+export { unsignedHeaders } from './signed-headers';
 export { signingKey } from './signing-key';
 export { ALGORITHM, SCOPE_TERMINATOR, credentialScope, stringToSign } from './string-to-sign';
 export { MAX_CLOCK_SKEW_MS, verifySignature } from './verify';

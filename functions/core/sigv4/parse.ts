@@ -213,6 +213,23 @@ export function parsePresignedQuery(rawQuery: string): SignedRequestInfo {
   };
 }
 
+/**
+ * Refuses a credential scoped to another service (`…/us-east-1/iam/aws4_request` on an S3 request): a signing
+ * key derived for one service is not accepted by another. S3 answers 400 with the code of the mechanism in use,
+ * `incorrect service "iam". This endpoint belongs to "s3".` (AuthorizationHeaderMalformed for header auth,
+ * AuthorizationQueryParametersError on X-Amz-Credential for presigned URLs).
+ *
+ * @param info From {@link parseSignedRequest}.
+ * @param service The service this endpoint is, e.g. `s3`.
+ * @throws S3Error `AuthorizationHeaderMalformed` or `AuthorizationQueryParametersError`.
+ * @example checkService(parseSignedRequest(headers, rawQuery)!, 's3')
+ */
+export function checkService(info: SignedRequestInfo, service: string): void {
+  if (info.service === service) return;
+  const fail = info.presigned ? credentialMalformed : headerMalformed;
+  throw fail(`incorrect service "${info.service}". This endpoint belongs to "${service}".`);
+}
+
 /** The decoded X-Amz-* parameters; the first occurrence of a name wins. */
 function presignParams(rawQuery: string): Map<string, string> {
   const params = new Map<string, string>();

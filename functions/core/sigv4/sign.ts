@@ -2,9 +2,9 @@
  * SigV4 for the gateway's own requests to S3-compatible backends: an Authorization header, or a presigned
  * URL. The URL's path is signed exactly as given, since the key encoder already produced its final form.
  */
-import { UNSIGNED_PAYLOAD, canonicalHeaders, canonicalQuery, canonicalRequest } from './canonical';
+import { UNSIGNED_PAYLOAD, canonicalHeaders, canonicalQuery, canonicalRequest, canonicalRequestHash } from './canonical';
 import { formatAmzDate } from './dates';
-import { hmac, sha256HexSync, toHex, uriEncode } from './encoding';
+import { hmac, toHex, uriEncode } from '../bytes';
 import { MAX_PRESIGNED_EXPIRES_SECONDS } from './parse';
 import { signingKey } from './signing-key';
 import { ALGORITHM, credentialScope, stringToSign } from './string-to-sign';
@@ -92,7 +92,7 @@ function lowerCaseHeaders(headers: Readonly<Record<string, string>>): Record<str
 async function signCanonical(input: SigningScope, amzDate: string, canonical: string): Promise<string> {
   const date = amzDate.slice(0, 8);
   const key = signingKey(input.credentials.secretAccessKey, date, input.region, input.service);
-  const toSign = stringToSign(amzDate, credentialScope(date, input.region, input.service), sha256HexSync(canonical));
+  const toSign = stringToSign(amzDate, credentialScope(date, input.region, input.service), canonicalRequestHash(canonical));
   return toHex(hmac(key, toSign));
 }
 

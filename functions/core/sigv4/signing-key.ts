@@ -2,7 +2,7 @@
  * The SigV4 signing key, derived by four chained HMACs from the secret. It only changes with the day, so
  * verification keeps it, with its HMAC pads precomputed, and each request then costs one HMAC instead of five.
  */
-import { hmac, importHmacKey, type HmacKey } from './encoding';
+import { hmac, importHmacKey, type HmacKey } from '../bytes';
 import { SCOPE_TERMINATOR } from './string-to-sign';
 
 /** Enough for every active key of a busy gateway on two days around midnight; old entries are dropped. */

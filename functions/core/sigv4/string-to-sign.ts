@@ -16,10 +16,11 @@ export function credentialScope(date: string, region: string, service: string): 
 }
 
 /**
- * The string to sign: algorithm, request time, scope and the hex SHA-256 of the canonical request.
+ * The string to sign: algorithm, request time, scope and the hex SHA-256 of the canonical request. Google's
+ * V4 signed URLs use the same shape with their own algorithm name.
  *
  * @example stringToSign('20130524T000000Z', '20130524/us-east-1/s3/aws4_request', '7344ae5b…')
  */
-export function stringToSign(amzDate: string, scope: string, canonicalRequestHash: string): string {
-  return `${ALGORITHM}\n${amzDate}\n${scope}\n${canonicalRequestHash}`;
+export function stringToSign(amzDate: string, scope: string, canonicalRequestHash: string, algorithm: string = ALGORITHM): string {
+  return `${algorithm}\n${amzDate}\n${scope}\n${canonicalRequestHash}`;
 }

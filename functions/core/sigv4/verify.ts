@@ -10,11 +10,13 @@ import {
   canonicalHeaders,
   canonicalQuery,
   canonicalRequest,
+  canonicalRequestHash,
 } from './canonical';
 import { parseAmzDate } from './dates';
-import { hmac, sha256HexSync, timingSafeEqual, toHex, type HmacKey } from './encoding';
+import { hmac, timingSafeEqual, toHex, type HmacKey } from '../bytes';
 import type { SignedRequestInfo } from './parse';
 import { queryParam } from './query';
+import { unsignedHeaders } from './signed-headers';
 import { signingKey } from './signing-key';
 import { credentialScope, stringToSign } from './string-to-sign';
 
@@ -42,7 +44,8 @@ export interface VerifyOptions {
   /**
    * Header auth only: the hex SHA-256 of the body the service received. S3 signs whatever
    * `x-amz-content-sha256` says; STS (and other query-protocol services) sign the body itself and clients send
-   * no such header. Presigned requests keep `UNSIGNED-PAYLOAD` either way.
+   * no such header. Presigned requests keep `UNSIGNED-PAYLOAD` (or their `X-Amz-Content-Sha256` parameter)
+   * either way, and an `x-amz-content-sha256` header then counts as any other `x-amz-*` header.
    */
   readonly payloadHash?: string;
 }
@@ -54,7 +57,8 @@ const SIGNATURE_MISMATCH =
   'The request signature we calculated does not match the signature you provided. Check your key and signing method.';
 
 /**
- * Verifies a request's SigV4 signature.
+ * Verifies a request's SigV4 signature, and that it covers every header that must be signed (see
+ * `unsignedHeaders`): a signed request is honoured with no `x-amz-*` header its signature leaves out.
  *
  * @param request The request as received; `rawPath` and `rawQuery` exactly as sent.
  * @param info From `parseSignedRequest`.
@@ -63,7 +67,8 @@ const SIGNATURE_MISMATCH =
  * @param options `payloadHash` for services that sign the body rather than `x-amz-content-sha256` (STS).
  * @returns The signature and its key, scope and date, for aws-chunked chunk signatures.
  * @throws S3Error `RequestTimeTooSkewed` (header auth more than 15 minutes off); `AccessDenied` (presigned URL
- *   expired, or dated more than 15 minutes ahead); `InvalidRequest` (header auth without
+ *   expired, or dated more than 15 minutes ahead; or headers that must be signed and are not, named in the
+ *   `HeadersNotSigned` detail); `InvalidRequest` (header auth without
  *   `x-amz-content-sha256`); `SignatureDoesNotMatch` (a signed header missing, or another signature), whose
  *   detail carries the StringToSign and CanonicalRequest the gateway computed, never the secret or the expected
  *   signature.
@@ -79,19 +84,24 @@ export async function verifySignature(
   options: VerifyOptions = {},
 ): Promise<VerifiedSignature> {
   checkRequestTime(info, now);
+  const payload = payloadLine(request, info, options);
+  const unsigned = unsignedHeaders(request.headers, info.signedHeaders, payload.fromHeader);
+  if (unsigned.length > 0) {
+    throw new S3Error('AccessDenied', 'There were headers present in the request which were not signed', {
+      HeadersNotSigned: unsigned.join(', '),
+    });
+  }
   const canonical = canonicalRequest({
     method: request.method,
     rawPath: request.rawPath,
     canonicalQuery: canonicalQuery(request.rawQuery, info.presigned ? 'X-Amz-Signature' : undefined),
     canonicalHeaders: signedHeaderBlock(request.headers, info),
     signedHeaders: info.signedHeaders,
-    payloadHash: info.presigned
-      ? presignedPayloadHash(request.rawQuery)
-      : options.payloadHash ?? headerPayloadHash(request.headers),
+    payloadHash: payload.hash,
   });
   const key = signingKey(secretAccessKey, info.date, info.region, info.service);
   const scope = credentialScope(info.date, info.region, info.service);
-  const toSign = stringToSign(info.amzDate, scope, sha256HexSync(canonical));
+  const toSign = stringToSign(info.amzDate, scope, canonicalRequestHash(canonical));
   const signature = toHex(hmac(key, toSign));
   if (!timingSafeEqual(signature, info.signature)) {
     throw new S3Error('SignatureDoesNotMatch', SIGNATURE_MISMATCH, {
@@ -144,16 +154,30 @@ function signedHeaderBlock(headers: ReadonlyHeaders, info: SignedRequestInfo): s
   }
 }
 
-/** S3 requires the header with header auth, whatever it holds (a hash, UNSIGNED-PAYLOAD, STREAMING-…). */
-function headerPayloadHash(headers: ReadonlyHeaders): string {
-  const hash = headers.get('x-amz-content-sha256');
-  if (hash === null) {
-    throw new S3Error('InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
-  }
-  return hash;
+/** The canonical request's last line, and whether it is the request's `x-amz-content-sha256` value. */
+interface PayloadLine {
+  readonly hash: string;
+  readonly fromHeader: boolean;
 }
 
-/** A presigned URL covers no body unless its creator put a hash in the query. */
-function presignedPayloadHash(rawQuery: string): string {
-  return queryParam(rawQuery, 'X-Amz-Content-Sha256') ?? UNSIGNED_PAYLOAD;
+/**
+ * The payload hash a request is signed over. Header auth: `x-amz-content-sha256`, which S3 requires whatever
+ * it holds (a hash, UNSIGNED-PAYLOAD, STREAMING-…), unless the service hashes the body itself (STS). Presigned:
+ * an `X-Amz-Content-Sha256` query parameter, else the `x-amz-content-sha256` header when sent (S3 reads it into
+ * the payload line, signed or not: `UNSIGNED-PAYLOAD` passes, a body hash fails the signature), else
+ * UNSIGNED-PAYLOAD. Upload handling reads the same sources in the same order (payload/upload.ts).
+ */
+function payloadLine(request: SignableRequest, info: SignedRequestInfo, options: VerifyOptions): PayloadLine {
+  const header = request.headers.get('x-amz-content-sha256');
+  if (!info.presigned) {
+    if (options.payloadHash !== undefined) return { hash: options.payloadHash, fromHeader: false };
+    if (header === null) {
+      throw new S3Error('InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
+    }
+    return { hash: header, fromHeader: true };
+  }
+  const query = queryParam(request.rawQuery, 'X-Amz-Content-Sha256');
+  if (query !== undefined) return { hash: query, fromHeader: false };
+  if (header !== null && options.payloadHash === undefined) return { hash: header, fromHeader: true };
+  return { hash: UNSIGNED_PAYLOAD, fromHeader: false };
 }

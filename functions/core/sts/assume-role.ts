@@ -1,5 +1,5 @@
 import type { Config } from '../config/types';
-import type { CryptoKey } from '../sigv4';
+import type { CryptoKey } from '../bytes';
 import { StsError, quote } from './errors';
 import type { JwksCache } from './jwks';
 import { mintCredential } from './mint';

@@ -1,6 +1,7 @@
 import { S3Error } from '../errors';
-import type { SessionUnsealer } from '../identity';
-import { parseSignedRequest, sha256Hex, verifySignature, type SignableRequest } from '../sigv4';
+import type { SessionUnsealer } from '../auth/identity';
+import { parseSignedRequest, verifySignature, type SignableRequest } from '../sigv4';
+import { sha256Hex } from '../bytes';
 import { StsError, quote, type StsErrorCode } from './errors';
 import { STS_ACCOUNT, assumedRoleArn, assumedRoleId } from './principal';
 import type { CallerIdentity } from './responses';
@@ -63,6 +64,9 @@ const MESSAGE: Partial<Record<StsErrorCode, string>> = {
 
 function translate(err: unknown): unknown {
   if (!(err instanceof S3Error)) return err;
+  // The signature leaves out x-amz-* headers the request carries: the same rule as S3, in STS's words.
+  const unsigned = err.detail.HeadersNotSigned;
+  if (unsigned !== undefined) return new StsError('IncompleteSignature', `${err.message}: ${unsigned}`);
   const code = STS_CODE[err.code] ?? 'IncompleteSignature';
   return new StsError(code, MESSAGE[code] ?? err.message);
 }

@@ -24,8 +24,10 @@ export const STS_ERROR_STATUS = {
   ExpiredToken: 403,
   /** GetCallerIdentity: the signature does not verify (or is too old, or scoped to another service). */
   SignatureDoesNotMatch: 403,
-  /** GetCallerIdentity: a malformed Authorization header or query authentication. */
+  /** GetCallerIdentity: a malformed Authorization header or query authentication, or `x-amz-*` headers it does not sign. */
   IncompleteSignature: 403,
+  /** The form body stopped arriving for the idle timeout (S3's code and words, in the STS shape). */
+  RequestTimeout: 400,
   /** Something the gateway got wrong; details stay in the log. */
   InternalFailure: 500,
 } as const;

@@ -1,6 +1,6 @@
 import type { JWTPayload } from 'jose';
 import type { Role, Scope } from '../config/types';
-import type { SessionCredential } from '../identity';
+import type { SessionCredential } from '../auth/identity';
 
 /**
  * Minting temporary credentials: the role's scopes with `{claim}` templates filled in from the token, a

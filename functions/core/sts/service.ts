@@ -1,10 +1,11 @@
 import type { Config } from '../config/types';
 import type { BackendClient, Dispatch, ProxyRequest, ProxyResponse } from '../http';
-import type { SessionUnsealer } from '../identity';
+import type { SessionUnsealer } from '../auth/identity';
 import type { Query } from '../query';
-import type { CryptoKey } from '../sigv4';
+import type { CryptoKey } from '../bytes';
 import { assumeRoleWithWebIdentity } from './assume-role';
 import { callerIdentity } from './caller-identity';
+import { REQUEST_TIMEOUT_MESSAGE } from '../errors';
 import { StsError, quote } from './errors';
 import { JwksCache, type JwksCacheOptions } from './jwks';
 import { assumeRoleResponse, callerIdentityResponse, stsErrorResponse } from './responses';
@@ -36,7 +37,9 @@ export class StsService {
     private readonly config: Config,
     private readonly deps: StsServiceDeps,
   ) {
-    this.jwks = new JwksCache(deps.client, deps.now, deps.jwks);
+    // Only the issuers some role trusts are ever fetched, so the cache's keys are bounded by the configuration.
+    const issuers = [...config.roles.values()].flatMap((role) => role.trustedIssuers);
+    this.jwks = new JwksCache(deps.client, deps.now, { issuers, ...deps.jwks });
     const raw = config.settings.sessionTokenKey;
     this.sessionKey = raw ? importSessionKey(raw) : undefined;
   }
@@ -69,6 +72,7 @@ export class StsService {
       maxBytes: STS_FORM_MAX_BYTES,
       withBody,
       tooLarge: () => respond(stsErrorResponse(new StsError('ValidationError', 'The request body is longer than its Content-Length'), request.requestId)),
+      timedOut: () => respond(stsErrorResponse(new StsError('RequestTimeout', REQUEST_TIMEOUT_MESSAGE), request.requestId)),
     };
   }
 

@@ -1,7 +1,7 @@
 import { ACTIONS, type Action, type Scope } from '../config/types';
 import { S3Error } from '../errors';
-import type { SessionCredential, SessionUnsealer } from '../identity';
-import type { CryptoKey } from '../sigv4';
+import type { SessionCredential, SessionUnsealer } from '../auth/identity';
+import { fromBase64Url, toBase64Url, type CryptoKey } from '../bytes';
 
 /**
  * Sealed session tokens: the gateway keeps no session state, so the temporary credential itself (secret,
@@ -123,19 +123,4 @@ function isScope(value: unknown): value is Scope {
     Array.isArray(s.actions) &&
     s.actions.every((a) => (ACTIONS as readonly string[]).includes(a as Action))
   );
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-/** Strict base64url (no padding, no other alphabet); undefined for anything else. */
-function fromBase64Url(text: string): Uint8Array | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return undefined;
-  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4));
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
 }

@@ -1,7 +1,7 @@
 import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type KeyLike } from 'jose';
 import type { Role } from '../config/types';
 import { StsError, quote } from './errors';
-import type { IssuerKeys, JwksCache } from './jwks';
+import { matchIssuer, type IssuerKeys, type JwksCache } from './jwks';
 
 /**
  * Verifies a web identity token for a role (spec, AssumeRoleWithWebIdentity verification, steps 1-5): the
@@ -11,6 +11,11 @@ import type { IssuerKeys, JwksCache } from './jwks';
  *
  * Only RS256 is accepted, and that is decided from the header before any key is touched, so `none`, HMAC
  * (including HS256 "signed" with the issuer's public key) and every other algorithm are refused outright.
+ *
+ * The token's `iss` is matched to one of the role's configured issuers once (`matchIssuer`: exactly, or with
+ * one trailing slash), before anything is fetched; from then on only the configured string is used: it keys
+ * the JWKS cache, jose checks `iss` against it, and the claims returned carry it as `iss`. So spellings of a
+ * trusted issuer share one cache entry, and a token naming any other issuer costs no fetch.
  */
 
 /** Clock skew tolerated on `exp` and `nbf` (spec, Limits). */
@@ -22,7 +27,7 @@ const ALGORITHM = 'RS256';
  * @param role The role named by RoleArn.
  * @param jwks The Gateway's key cache.
  * @param now Milliseconds since the epoch.
- * @returns The verified claims.
+ * @returns The verified claims, `iss` being the configured issuer the token's `iss` matched.
  * @throws StsError `InvalidIdentityToken` (malformed, wrong algorithm or `typ`, untrusted issuer, unknown key,
  *   bad signature, `nbf` in the future, no `exp`), `ExpiredTokenException` (`exp` passed), or the key cache's
  *   `IDPCommunicationError`.
@@ -36,10 +41,11 @@ export async function verifyWebIdentityToken(token: string, role: Role, jwks: Jw
   if (header.typ !== undefined && header.typ !== 'JWT') {
     throw new StsError('InvalidIdentityToken', `The token's typ ${quote(header.typ)} is not JWT`);
   }
-  const issuer = claims.iss;
-  if (typeof issuer !== 'string' || issuer === '') throw new StsError('InvalidIdentityToken', 'The token has no iss claim');
-  if (!role.trustedIssuers.includes(issuer.replace(/\/+$/, ''))) {
-    throw new StsError('InvalidIdentityToken', `The issuer ${quote(issuer)} is not trusted by role ${quote(role.roleId)}`);
+  const iss = claims.iss;
+  if (typeof iss !== 'string' || iss === '') throw new StsError('InvalidIdentityToken', 'The token has no iss claim');
+  const issuer = matchIssuer(role.trustedIssuers, iss);
+  if (issuer === undefined) {
+    throw new StsError('InvalidIdentityToken', `The issuer ${quote(iss)} is not trusted by role ${quote(role.roleId)}`);
   }
   const kid = typeof header.kid === 'string' ? header.kid : undefined;
   let keys = await jwks.keys(issuer);
@@ -50,7 +56,7 @@ export async function verifyWebIdentityToken(token: string, role: Role, jwks: Jw
       throw new StsError('InvalidIdentityToken', `No key with kid ${quote(kid)} in the JWKS of issuer ${quote(issuer)}`);
     }
   }
-  return verify(token, issuer, keys, now);
+  return { ...(await verify(token, issuer, keys, now)), iss: issuer };
 }
 
 function decode(token: string): { header: ReturnType<typeof decodeProtectedHeader>; claims: JWTPayload } {
@@ -68,7 +74,8 @@ function hasKid(keys: IssuerKeys, kid: string): boolean {
 async function verify(token: string, issuer: string, keys: IssuerKeys, now: number): Promise<JWTPayload> {
   const options = {
     algorithms: [ALGORITHM],
-    issuer,
+    // The spellings matchIssuer accepts, and no other.
+    issuer: [issuer, `${issuer}/`],
     clockTolerance: CLOCK_SKEW_SECONDS,
     currentDate: new Date(now),
     requiredClaims: ['exp'],

@@ -1,5 +1,6 @@
 import { fromAzureMetadataName, toAzureMetadataName } from '../../../functions/core/backends/azure';
-import { collectPage, compareKeys, decodeToken, startPosition, toListPage, type BackendListPage, type ListItem } from '../../../functions/core/backends/listing';
+import { collectPage, decodeToken, startPosition, toListPage, type BackendListPage, type ListItem } from '../../../functions/core/backends/listing';
+import { compareKeys } from '../../../functions/core/keys';
 import type { ListParams } from '../../../functions/core/backends/store';
 import { S3Error } from '../../../functions/core/errors';
 

@@ -551,6 +551,13 @@ describe('parseConfig: buckets', () => {
     ]);
   });
 
+  it('refuses a bucket name starting with a dot: /.health, /.sts and /.well-known are the gateway\'s own paths', () => {
+    expect(problemsOf(bucket('.health', 's3', '') + bucket('.sts', 's3', '') + bucket('a.b', 's3', ''))).toEqual([
+      '[[buckets]] #1 ".health": name must not start with "." (paths starting with a dot are the gateway\'s own, like /.health)',
+      '[[buckets]] #2 ".sts": name must not start with "." (paths starting with a dot are the gateway\'s own, like /.health)',
+    ]);
+  });
+
   it('refuses two buckets with the same name', () => {
     expect(problemsOf(bucket('b', 's3', '') + bucket('b', 'gcs', 'bucket_name = "g"'))).toEqual([
       '[[buckets]] "b": name is used by more than one entry',

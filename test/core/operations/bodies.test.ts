@@ -2,7 +2,7 @@ import type { ObjectStore } from '../../../functions/core/backends/store';
 import { S3Error } from '../../../functions/core/errors';
 import { s3StoreOf } from '../../../functions/core/operations/backend-response';
 import { parseCompleteRequest } from '../../../functions/core/operations/complete-multipart-upload';
-import type { BucketContext } from '../../../functions/core/operations/context';
+import type { BucketContext } from '../../../functions/core/context';
 import { parseDeleteRequest } from '../../../functions/core/operations/delete-objects';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);

@@ -1,6 +1,7 @@
 import { S3Error } from '../../../functions/core/errors';
 import { createHmac } from 'node:crypto';
-import { hmac, parseSignedRequest, presignUrl, signRequest, toHex, verifySignature, type SignableRequest } from '../../../functions/core/sigv4';
+import { parseSignedRequest, presignUrl, signRequest, verifySignature, type SignableRequest } from '../../../functions/core/sigv4';
+import { hmac, toHex } from '../../../functions/core/bytes';
 
 /** The example key and requests of the S3 SigV4 documentation (sig-v4-header-based-auth, query-string-auth). */
 const AKID = 'AKIAIOSFODNN7EXAMPLE';

@@ -95,3 +95,99 @@ describe('JwksCache', () => {
     expect((await cache.keys(ISSUER)).jwks.keys).toHaveLength(1);
   });
 });
+
+describe('JwksCache bounds', () => {
+  const A = 'https://a.example';
+  const B = 'https://b.example';
+  const C = 'https://c.example';
+  let issuer: MemoryIssuer;
+  const now = Date.UTC(2026, 0, 1);
+
+  beforeEach(async () => {
+    issuer = await memoryIssuer();
+    issuer.others.push(A, B, C);
+  });
+
+  const discoveries = (base: string): number => issuer.requests.filter((u) => u === `${base}/.well-known/openid-configuration`).length;
+
+  it('holds at most maxEntries issuers, dropping the least recently used first', async () => {
+    const cache = new JwksCache(issuer.client, () => now, { maxEntries: 2 });
+    await cache.keys(A);
+    await cache.keys(B);
+    await cache.keys(A);
+    await cache.keys(C);
+    expect(cache.usage().entries).toBe(2);
+    await cache.keys(A);
+    await cache.keys(C);
+    expect([discoveries(A), discoveries(C)]).toEqual([1, 1]);
+    await cache.keys(B);
+    expect(discoveries(B)).toBe(2);
+    expect(cache.usage().entries).toBe(2);
+  });
+
+  it('holds at most maxBytes of JWKS documents, dropping the least recently used first', async () => {
+    issuer.jwksPadding = 10_000;
+    const cache = new JwksCache(issuer.client, () => now, { maxBytes: 25_000 });
+    await cache.keys(A);
+    const one = cache.usage().bytes;
+    expect(one).toBeGreaterThan(10_000);
+    await cache.keys(B);
+    await cache.keys(C);
+    expect(cache.usage()).toEqual({ entries: 2, bytes: 2 * one });
+    await cache.keys(B);
+    await cache.keys(C);
+    expect([discoveries(A), discoveries(B), discoveries(C)]).toEqual([1, 1, 1]);
+    await cache.keys(A);
+    expect(discoveries(A)).toBe(2);
+    expect(cache.usage().bytes).toBeLessThanOrEqual(25_000);
+  });
+
+  it('keeps a single JWKS larger than maxBytes, as the only one held', async () => {
+    issuer.jwksPadding = 5_000;
+    const cache = new JwksCache(issuer.client, () => now, { maxBytes: 1_000 });
+    await cache.keys(A);
+    await cache.keys(B);
+    expect(cache.usage().entries).toBe(1);
+    await cache.keys(B);
+    expect(discoveries(B)).toBe(1);
+  });
+
+  it('counts remembered failures against maxEntries', async () => {
+    const cache = new JwksCache(issuer.client, () => now, { maxEntries: 2 });
+    for (const unreachable of ['https://x.example', 'https://y.example', 'https://z.example']) {
+      expect((await refusal(cache.keys(unreachable))).code).toBe('IDPCommunicationError');
+    }
+    expect(cache.usage()).toEqual({ entries: 2, bytes: 0 });
+  });
+
+  it('never drops an issuer whose fetch is in flight: its callers still share one fetch', async () => {
+    const cache = new JwksCache(issuer.client, () => now, { maxEntries: 1 });
+    await Promise.all([cache.keys(A), cache.keys(B), cache.keys(A), cache.keys(C), cache.keys(B), cache.keys(A)]);
+    expect([discoveries(A), discoveries(B), discoveries(C)]).toEqual([1, 1, 1]);
+    expect(cache.usage().entries).toBe(1);
+  });
+
+  it('fetches only the configured issuers, exactly as configured: any other costs no fetch and no entry', async () => {
+    const cache = new JwksCache(issuer.client, () => now, { issuers: [A] });
+    for (const other of [B, `${A}/`, 'https://A.example', 'https://a.example:443']) {
+      const err = await refusal(cache.keys(other));
+      expect(err.code).toBe('InvalidIdentityToken');
+      expect(err.message).toMatch(/is not a trusted issuer/);
+      expect(await refusal(cache.refresh(other))).toMatchObject({ code: 'InvalidIdentityToken' });
+    }
+    expect(issuer.requests).toEqual([]);
+    expect(cache.usage().entries).toBe(0);
+    await cache.keys(A);
+    expect(cache.usage().entries).toBe(1);
+  });
+
+  it('holds every configured issuer by default, however many are configured', async () => {
+    const many = Array.from({ length: 150 }, (_, i) => `https://issuer-${i}.example`);
+    issuer.others.push(...many);
+    const cache = new JwksCache(issuer.client, () => now, { issuers: many });
+    for (const base of many) await cache.keys(base);
+    for (const base of many) await cache.keys(base);
+    expect(cache.usage().entries).toBe(150);
+    expect(issuer.count('discovery')).toBe(150);
+  });
+});

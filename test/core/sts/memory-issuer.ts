@@ -17,6 +17,10 @@ export interface MemoryIssuer {
   count(kind: 'discovery' | 'jwks'): number;
   /** Makes the issuer unreachable (`down`), answer 500, or point jwks_uri at `http://`. */
   mode: 'ok' | 'down' | 'error' | 'http-jwks' | 'other-issuer';
+  /** Further issuers served by the same server (`https://b.example`), each with its own documents and the same keys. */
+  readonly others: string[];
+  /** Bytes of padding added to every JWKS document, to make it that much larger. */
+  jwksPadding: number;
   mint(options?: MintOptions & { issuer?: string }): Promise<string>;
 }
 
@@ -41,6 +45,8 @@ export async function memoryIssuer(): Promise<MemoryIssuer> {
     minter,
     requests,
     mode: 'ok',
+    others: [],
+    jwksPadding: 0,
     count: (kind) => requests.filter((u) => (kind === 'discovery' ? u.endsWith('/openid-configuration') : u.endsWith('/jwks'))).length,
     mint: (options = {}) => minter.mint(options.issuer ?? ISSUER, options),
     client: async (request: BackendRequest) => {
@@ -51,7 +57,11 @@ export async function memoryIssuer(): Promise<MemoryIssuer> {
         const jwksUri = issuer.mode === 'http-jwks' ? 'http://token.actions.example/jwks' : `${ISSUER}/jwks`;
         return jsonResponse(200, { issuer: issuer.mode === 'other-issuer' ? 'https://elsewhere.example' : ISSUER, jwks_uri: jwksUri });
       }
-      if (request.url.endsWith('/jwks')) return jsonResponse(200, minter.jwks());
+      const other = issuer.others.find((base) => request.url === `${base}/.well-known/openid-configuration`);
+      if (other !== undefined) return jsonResponse(200, { issuer: other, jwks_uri: `${other}/jwks` });
+      if (request.url.endsWith('/jwks')) {
+        return jsonResponse(200, issuer.jwksPadding > 0 ? { ...minter.jwks(), padding: 'x'.repeat(issuer.jwksPadding) } : minter.jwks());
+      }
       return jsonResponse(404, {});
     },
   };

@@ -1,4 +1,4 @@
-import { isAllowed } from '../../../functions/core/authorization';
+import { isAllowed } from '../../../functions/core/auth/scopes';
 import type { Role, Scope } from '../../../functions/core/config/types';
 import { mintCredential, newAccessKeyId, newSecretAccessKey, resolveScopes, resolveTemplate } from '../../../functions/core/sts/mint';
 import { githubClaims } from '../../support/oidc-issuer';

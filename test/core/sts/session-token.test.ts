@@ -1,6 +1,6 @@
 import { createDecipheriv, randomBytes } from 'node:crypto';
 import { S3Error } from '../../../functions/core/errors';
-import type { SessionCredential } from '../../../functions/core/identity';
+import type { SessionCredential } from '../../../functions/core/auth/identity';
 import { importSessionKey, sealSession, sessionUnsealer, unsealSession } from '../../../functions/core/sts/session-token';
 
 const RAW_KEY = new Uint8Array(randomBytes(32));

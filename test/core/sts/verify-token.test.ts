@@ -92,6 +92,59 @@ describe('verifyWebIdentityToken', () => {
     await expect(verifyWebIdentityToken(token, ROLE, jwks, now)).resolves.toBeDefined();
   });
 
+  describe('the issuer, matched once to the configured one', () => {
+    /** The token with its signature replaced: junk that only a key lookup can refuse. */
+    async function junk(iss: string): Promise<string> {
+      const [h, p] = (await issuer.mint({ at: NOW, issuer: iss })).split('.');
+      return `${h}.${p}.${Buffer.from('not the signature').toString('base64url')}`;
+    }
+
+    it('accepts the configured issuer followed by one slash, and reports the configured issuer as iss', async () => {
+      const claims = await verifyWebIdentityToken(await issuer.mint({ at: NOW, issuer: `${ISSUER}/` }), ROLE, jwks, now);
+      expect(claims.iss).toBe(ISSUER);
+    });
+
+    it.each([
+      `${ISSUER}//`,
+      `${ISSUER}/////`,
+      'HTTPS://token.actions.example',
+      'https://TOKEN.actions.example',
+      'https://token.actions.example:443',
+      'https://token.actions.example.',
+      'https://token.actions.example%2F',
+      'https://token%2Eactions.example',
+      `${ISSUER}/.`,
+      `${ISSUER}/?`,
+      `${ISSUER}?x=1`,
+      `${ISSUER}#x`,
+      ` ${ISSUER}`,
+      `${ISSUER}\n`,
+      `${ISSUER}/\t`,
+    ])('refuses %j as untrusted, fetching nothing', async (variant) => {
+      const err = await refusal(await issuer.mint({ at: NOW, issuer: variant }));
+      expect(err.code).toBe('InvalidIdentityToken');
+      expect(err.message).toMatch(/is not trusted by role/);
+      expect(issuer.requests).toEqual([]);
+    });
+
+    it('spends one discovery and one JWKS fetch on any number of junk tokens naming the issuer either way', async () => {
+      for (let i = 0; i < 50; i++) {
+        expect((await refusal(await junk(i % 2 === 0 ? ISSUER : `${ISSUER}/`))).message).toMatch(/signature does not verify/);
+        await refusal(await junk(`${ISSUER}${'/'.repeat(i + 2)}`));
+      }
+      expect([issuer.count('discovery'), issuer.count('jwks')]).toEqual([1, 1]);
+    });
+
+    it('holds the refetch limit for unknown kids across both spellings', async () => {
+      await verifyWebIdentityToken(await issuer.mint({ at: NOW }), ROLE, jwks, now);
+      for (const iss of [ISSUER, `${ISSUER}/`, ISSUER, `${ISSUER}/`]) await refusal(await issuer.mint({ at: now, issuer: iss, signer: 'unknown' }));
+      expect(issuer.count('jwks')).toBe(1);
+      now += 30_000;
+      for (const iss of [`${ISSUER}/`, ISSUER, `${ISSUER}/`, ISSUER]) await refusal(await issuer.mint({ at: now, issuer: iss, signer: 'unknown' }));
+      expect(issuer.count('jwks')).toBe(2);
+    });
+  });
+
   it('reports an unreachable issuer as IDPCommunicationError', async () => {
     issuer.mode = 'down';
     expect((await refusal(await issuer.mint({ at: NOW }))).code).toBe('IDPCommunicationError');

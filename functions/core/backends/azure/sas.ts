@@ -1,6 +1,6 @@
-import { hmac } from '../../sigv4/encoding';
+import { hmac } from '../../bytes';
 import { encodeKey } from '../../keys';
-import { toBase64 } from './base64';
+import { toBase64 } from '../../bytes';
 
 /**
  * Service SAS for one blob, signed with the account key (signed version 2020-12-06 and later):

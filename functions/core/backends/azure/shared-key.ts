@@ -1,6 +1,6 @@
-import { hmac } from '../../sigv4/encoding';
+import { hmac } from '../../bytes';
 import type { HeaderMap } from '../../http';
-import { toBase64 } from './base64';
+import { toBase64 } from '../../bytes';
 
 /**
  * Azure Storage Shared Key authorization for the Blob service (version 2015-02-21 and later):

@@ -2,9 +2,11 @@ import type { GcsBackend } from '../../config/types';
 import { backendDocument } from '../../streams';
 import { S3Error, notImplemented } from '../../errors';
 import type { BackendResponse, Forward, HeaderMap } from '../../http';
+import { fromBase64, toHex } from '../../bytes';
 import { encodeKey } from '../../keys';
 import { emptyResponse } from '../../responses';
-import { collectPage, compareKeys, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../listing';
+import { collectPage, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../listing';
+import { compareKeys } from '../../keys';
 import type { ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
 import { deleted, s3ErrorResponse, userMetadata } from '../translate';
 import { gcsError, storageClassOf } from './errors';
@@ -194,8 +196,8 @@ export class GcsJsonApi {
 /** The S3 ETag of an object: its quoted hex MD5 (what the XML API answers for non-composite objects). */
 function etagOf(object: ObjectResource): string {
   if (!object.md5Hash) return `"${object.generation ?? ''}"`;
-  const bytes = Uint8Array.from(atob(object.md5Hash), (c) => c.charCodeAt(0));
-  return `"${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}"`;
+  const md5 = fromBase64(object.md5Hash);
+  return md5 === undefined ? `"${object.generation ?? ''}"` : `"${toHex(md5)}"`;
 }
 
 /** The S3 response headers of a read, from the object resource (`response-*` overrides applied). */

@@ -1,16 +1,17 @@
-import { sha256Hex, toHex, uriEncode } from '../../sigv4/encoding';
+import { fromBase64, sha256HexSync, toHex, uriEncode } from '../../bytes';
+import { UNSIGNED_PAYLOAD, canonicalHeaderValue, canonicalHeaders, canonicalQuery, canonicalRequest, stringToSign } from '../../sigv4';
 
 /**
  * Google Cloud Storage V4 signed URLs (GOOG4-RSA-SHA256) on Web Crypto:
  * https://cloud.google.com/storage/docs/access-control/signing-urls-manually
- * One function per step, each checked against Google's conformance vectors (test/fixtures/gcs-v4-signing).
+ * The canonical request is SigV4's (same steps, same encoder); only the algorithm name, the scope and the RSA
+ * signature differ. Checked against Google's conformance vectors (test/fixtures/gcs-v4-signing).
  */
 
 type Subtle = typeof globalThis.crypto.subtle;
 export type RsaKey = Awaited<ReturnType<Subtle['importKey']>>;
 
 export const GOOG4_ALGORITHM = 'GOOG4-RSA-SHA256';
-export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
 /** Longest lifetime Google accepts for a V4 signed URL: seven days. */
 export const MAX_EXPIRES_SECONDS = 604_800;
 
@@ -44,35 +45,29 @@ export function googDate(ms: number): string {
   return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
 }
 
-/** Header names lower-cased, values trimmed with runs of spaces and tabs collapsed to one space. */
-export function canonicalHeaders(headers: Readonly<Record<string, string>>): [string, string][] {
-  return Object.entries(headers)
-    .map(([name, value]): [string, string] => [name.toLowerCase(), value.replace(/[ \t]+/g, ' ').trim()])
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+/**
+ * The canonical headers of a signed URL: names lower-cased and sorted, values normalized as SigV4 does.
+ * Returns the block and the `;`-joined name list.
+ */
+function signedHeaderBlock(headers: Readonly<Record<string, string>>): { block: string; names: string[] } {
+  const lower: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+  const names = Object.keys(lower).sort();
+  return { block: canonicalHeaders(lower, names), names };
 }
 
-/** Query parameters RFC 3986-encoded (names and values) and sorted by encoded name. */
-export function canonicalQuery(query: Readonly<Record<string, string>>): string {
+/** Decoded query parameters as a raw query string, for SigV4's canonical query (which sorts and re-encodes). */
+function rawQueryOf(query: Readonly<Record<string, string>>): string {
   return Object.entries(query)
-    .map(([name, value]) => [uriEncode(name, true), uriEncode(value, true)])
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, value]) => `${name}=${value}`)
+    .map(([name, value]) => `${uriEncode(name, true)}=${uriEncode(value, true)}`)
     .join('&');
-}
-
-export function canonicalRequest(method: string, path: string, query: string, headers: [string, string][], payloadHash: string): string {
-  const lines = headers.map(([name, value]) => `${name}:${value}\n`).join('');
-  return [method, path, query, lines, headers.map(([name]) => name).join(';'), payloadHash].join('\n');
-}
-
-export async function stringToSign(timestamp: string, scope: string, request: string): Promise<string> {
-  return [GOOG4_ALGORITHM, timestamp, scope, await sha256Hex(request)].join('\n');
 }
 
 /** Imports the PEM PKCS#8 private key of a service-account JSON key for RSASSA-PKCS1-v1_5 with SHA-256. */
 export async function importServiceAccountKey(pem: string): Promise<RsaKey> {
   const base64 = pem.replace(/-----(BEGIN|END) PRIVATE KEY-----/g, '').replace(/\s+/g, '');
-  const der = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  const der = fromBase64(base64);
+  if (der === undefined) throw new TypeError('The service account key is not PEM');
   return globalThis.crypto.subtle.importKey('pkcs8', der, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']);
 }
 
@@ -93,18 +88,28 @@ export async function signUrl(request: GcsSignRequest, key: RsaKey): Promise<Gcs
   }
   const timestamp = googDate(request.now);
   const scope = `${timestamp.slice(0, 8)}/auto/storage/goog4_request`;
-  const headers = canonicalHeaders(Object.assign({}, request.headers, { host: request.host }));
-  const payloadHash = headers.find(([name]) => name === 'x-goog-content-sha256')?.[1] ?? UNSIGNED_PAYLOAD;
-  const query = canonicalQuery({
-    ...request.query,
-    'X-Goog-Algorithm': GOOG4_ALGORITHM,
-    'X-Goog-Credential': `${request.clientEmail}/${scope}`,
-    'X-Goog-Date': timestamp,
-    'X-Goog-Expires': String(request.expiresSeconds),
-    'X-Goog-SignedHeaders': headers.map(([name]) => name).join(';'),
+  const headers = signedHeaderBlock(Object.assign({}, request.headers, { host: request.host }));
+  const contentSha256 = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'x-goog-content-sha256');
+  const payloadHash = contentSha256 === undefined ? UNSIGNED_PAYLOAD : canonicalHeaderValue(contentSha256[1]);
+  const query = canonicalQuery(
+    rawQueryOf({
+      ...request.query,
+      'X-Goog-Algorithm': GOOG4_ALGORITHM,
+      'X-Goog-Credential': `${request.clientEmail}/${scope}`,
+      'X-Goog-Date': timestamp,
+      'X-Goog-Expires': String(request.expiresSeconds),
+      'X-Goog-SignedHeaders': headers.names.join(';'),
+    }),
+  );
+  const canonical = canonicalRequest({
+    method: request.method.toUpperCase(),
+    rawPath: request.path,
+    canonicalQuery: query,
+    canonicalHeaders: headers.block,
+    signedHeaders: headers.names,
+    payloadHash,
   });
-  const canonical = canonicalRequest(request.method.toUpperCase(), request.path, query, headers, payloadHash);
-  const toSign = await stringToSign(timestamp, scope, canonical);
+  const toSign = stringToSign(timestamp, scope, sha256HexSync(canonical), GOOG4_ALGORITHM);
   const signature = await rsaSign(key, toSign);
   return {
     url: `${request.origin}${request.path}?${query}&X-Goog-Signature=${signature}`,

@@ -1,0 +1,48 @@
+/**
+ * The S3 operations on a virtual bucket, found by name: each file owns its whole operation (it has the
+ * request authorized by core/auth, then builds the dispatch).
+ */
+import type { BucketContext } from '../context';
+import type { Dispatch } from '../http';
+import type { BucketOperation } from '../routing';
+import { abortMultipartUpload } from './abort-multipart-upload';
+import { bucketRead } from './buckets';
+import { completeMultipartUpload } from './complete-multipart-upload';
+import { copyObject } from './copy-object';
+import { createMultipartUpload } from './create-multipart-upload';
+import { deleteObject } from './delete-object';
+import { deleteObjects } from './delete-objects';
+import { getObject } from './get-object';
+import { listMultipartUploads } from './list-multipart-uploads';
+import { listObjectsOperation } from './list-objects';
+import { listParts } from './list-parts';
+import type { Handler, S3Services } from './operation';
+import { putObject } from './put-object';
+import { uploadPart } from './upload-part';
+
+export type { S3Services } from './operation';
+
+const OPERATIONS: { readonly [N in BucketOperation['name']]: Handler<N> } = {
+  GetObject: getObject,
+  HeadObject: getObject,
+  PutObject: putObject,
+  CopyObject: copyObject,
+  DeleteObject: deleteObject,
+  DeleteObjects: deleteObjects,
+  ListObjects: listObjectsOperation,
+  HeadBucket: bucketRead,
+  GetBucketLocation: bucketRead,
+  CreateMultipartUpload: createMultipartUpload,
+  UploadPart: uploadPart,
+  CompleteMultipartUpload: completeMultipartUpload,
+  AbortMultipartUpload: abortMultipartUpload,
+  ListParts: listParts,
+  ListMultipartUploads: listMultipartUploads,
+};
+
+/** Runs the operation's handler. */
+export function runOperation(op: BucketOperation, ctx: BucketContext, services: S3Services): Promise<Dispatch> {
+  // The table pairs each name with its own handler; TypeScript cannot follow that through an index.
+  const handler = OPERATIONS[op.name] as Handler<BucketOperation['name']>;
+  return handler(op as never, ctx, services);
+}

@@ -1,0 +1,43 @@
+/**
+ * The signatures of aws-chunked uploads (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-streaming.html):
+ * each chunk's signature chains from the previous one, seeded by the request's own signature, and a signed
+ * trailer is chained from the final (empty) chunk's.
+ */
+import { hmac, sha256Hex, toHex, type HmacKey } from '../../bytes';
+import { EMPTY_SHA256 } from '../../sigv4';
+
+/** What chunk signatures are derived from: the verified request signature and its key, scope and date. */
+export interface ChunkSigningSeed {
+  readonly signature: string;
+  readonly signingKey: HmacKey;
+  readonly scope: string;
+  readonly amzDate: string;
+}
+
+/**
+ * `AWS4-HMAC-SHA256-PAYLOAD\n<date>\n<scope>\n<previous signature>\n<sha256("")>\n<sha256(chunk)>`.
+ *
+ * @example chunkStringToSign(seed, seed.signature, await sha256Hex(data))
+ */
+export function chunkStringToSign(seed: ChunkSigningSeed, previous: string, chunkHash: string): string {
+  return `AWS4-HMAC-SHA256-PAYLOAD\n${seed.amzDate}\n${seed.scope}\n${previous}\n${EMPTY_SHA256}\n${chunkHash}`;
+}
+
+/** `AWS4-HMAC-SHA256-TRAILER\n<date>\n<scope>\n<final chunk signature>\n<sha256(trailer lines)>`. */
+export function trailerStringToSign(seed: ChunkSigningSeed, previous: string, trailerHash: string): string {
+  return `AWS4-HMAC-SHA256-TRAILER\n${seed.amzDate}\n${seed.scope}\n${previous}\n${trailerHash}`;
+}
+
+/** The signature a chunk carrying `data` must have, after the chunk signed `previous`. */
+export async function chunkSignature(seed: ChunkSigningSeed, previous: string, data: Uint8Array): Promise<string> {
+  const hash = data.length === 0 ? EMPTY_SHA256 : await sha256Hex(data);
+  return toHex(await hmac(seed.signingKey, chunkStringToSign(seed, previous, hash)));
+}
+
+/**
+ * The signature of the trailer, over its lines as `name:value\n` each (names lower-case, values trimmed),
+ * without the `x-amz-trailer-signature` line itself.
+ */
+export async function trailerSignature(seed: ChunkSigningSeed, previous: string, canonicalTrailer: string): Promise<string> {
+  return toHex(await hmac(seed.signingKey, trailerStringToSign(seed, previous, await sha256Hex(canonicalTrailer))));
+}

@@ -1,0 +1,66 @@
+/**
+ * The S3 API: every request is authenticated first (so nothing the signature leaves out can decide the
+ * operation), then routed, path-mapped, aimed at its virtual bucket, and handed to its operation, which has
+ * it authorized.
+ */
+import { authenticate, type SessionUnsealer } from './auth/identity';
+import { authorizeListBuckets } from './auth/authorize';
+import type { ObjectStore } from './backends/store';
+import type { Config } from './config/types';
+import { inBucket, type RequestContext } from './context';
+import { S3Error } from './errors';
+import type { Dispatch, ProxyRequest } from './http';
+import { validateKey } from './keys';
+import { runOperation, type S3Services } from './operations';
+import { listBuckets } from './operations/buckets';
+import { accountLevel } from './operations/list-mapped';
+import { respond } from './operations/operation';
+import { PathMapper } from './path-mapping';
+import type { Query } from './query';
+import { routeS3 } from './routing';
+
+export interface S3ApiDeps {
+  readonly config: Config;
+  readonly stores: ReadonlyMap<string, ObjectStore>;
+  readonly services: S3Services;
+  readonly now: () => number;
+  readonly unseal?: SessionUnsealer;
+  /** When the virtual buckets came into being (ListBuckets' CreationDate). */
+  readonly createdAt: string;
+}
+
+export class S3Api {
+  /** Client paths to virtual buckets, when the deployment has `[path_mapping]`. */
+  private readonly paths?: PathMapper;
+
+  constructor(private readonly deps: S3ApiDeps) {
+    if (deps.config.pathMapping) this.paths = new PathMapper(deps.config.pathMapping, deps.config.buckets);
+  }
+
+  async dispatch(request: ProxyRequest, query: Query): Promise<Dispatch> {
+    const { config, now, unseal } = this.deps;
+    const identity = await authenticate(request, config, now(), unseal);
+    const routed = routeS3(request.method, request.rawPath, query, request.headers);
+    const ctx: RequestContext = { request, query, identity, config, requestId: request.requestId };
+    // Path mapping rewrites the routed operation only: the signature was verified over what was sent.
+    const mapped = this.paths?.map(routed);
+    if (mapped?.level === 'prefix') {
+      const children = mapped.children.map((child) => ({ path: child.path, ctx: inBucket(ctx, child.bucket, this.storeOf(child.bucket.name)) }));
+      return accountLevel(mapped, children, ctx, this.deps.services);
+    }
+    const operation = mapped?.level === 'bucket' ? mapped.operation : routed;
+    if (operation.name === 'ListBuckets') {
+      authorizeListBuckets(identity);
+      const names = mapped?.level === 'root' ? mapped.names : [...config.buckets.keys()];
+      return respond(listBuckets(names, request.requestId, this.deps.createdAt));
+    }
+    const bucket = config.buckets.get(operation.bucket);
+    if (!bucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: operation.bucket });
+    if ('key' in operation) validateKey(operation.key);
+    return runOperation(operation, inBucket(ctx, bucket, this.storeOf(bucket.name)), this.deps.services);
+  }
+
+  private storeOf(bucket: string): ObjectStore {
+    return this.deps.stores.get(bucket) as ObjectStore;
+  }
+}

@@ -1,0 +1,116 @@
+import {
+  RULES,
+  authorize,
+  authorizeListBuckets,
+  isAuthorized,
+  isAuthorizedInBucket,
+  type Authorizable,
+} from '../../../functions/core/auth/authorize';
+import type { Action, Bucket, Scope } from '../../../functions/core/config/types';
+import { S3Error } from '../../../functions/core/errors';
+import type { Identity } from '../../../functions/core/auth/identity';
+
+/**
+ * Every operation against every kind of caller: who may do what, where. Each row lists the operations a
+ * caller may do on `reports/q1.csv` in bucket `data`; every other operation must be refused.
+ */
+const bucket = (name: string, anonymousAccess: boolean): Bucket => ({ name, anonymousAccess }) as unknown as Bucket;
+const PUBLIC = bucket('data', true);
+const PRIVATE = bucket('data', false);
+
+const ALL: readonly Action[] = [
+  'get_object', 'get_object_version', 'head_object', 'put_object', 'delete_object', 'list_bucket',
+  'create_multipart_upload', 'upload_part', 'complete_multipart_upload', 'abort_multipart_upload',
+];
+
+const key = (scopes: Scope[], session = false): Identity => ({
+  principal: {
+    type: 'key',
+    accessKeyId: 'AKID',
+    name: 'caller',
+    scopes,
+    session: session ? { roleId: 'ci', subject: 'repo:acme/widgets', expiresAt: 0 } : undefined,
+  },
+});
+const ANONYMOUS: Identity = { principal: { type: 'anonymous' } };
+
+const OPERATIONS: readonly Authorizable[] = [
+  ...(Object.keys(RULES) as Array<keyof typeof RULES>).map((name) => ({ name })),
+  { name: 'GetObject', versionId: 'v1' },
+  { name: 'HeadObject', versionId: 'v1' },
+];
+const label = (op: Authorizable): string => (op.versionId === undefined ? op.name : `${op.name}?versionId`);
+
+const READS = ['GetObject', 'HeadObject', 'ListObjects', 'HeadBucket', 'GetBucketLocation'];
+const EVERYTHING = OPERATIONS.map(label);
+
+const CASES: ReadonlyArray<readonly [string, Identity, Bucket, readonly string[]]> = [
+  ['anonymous, bucket open to anonymous reads', ANONYMOUS, PUBLIC, READS],
+  ['anonymous, private bucket', ANONYMOUS, PRIVATE, []],
+  ['a key with every action on every bucket', key([{ bucket: '*', prefixes: [], actions: ALL }]), PRIVATE, EVERYTHING],
+  ['a key with every action on this bucket', key([{ bucket: 'data', prefixes: [], actions: ALL }]), PRIVATE, EVERYTHING],
+  ['a key with every action on another bucket', key([{ bucket: 'other', prefixes: [], actions: ALL }]), PUBLIC, []],
+  [
+    'a read-only key on reports/',
+    key([{ bucket: 'data', prefixes: ['reports/'], actions: ['get_object', 'head_object', 'list_bucket'] }]),
+    PRIVATE,
+    ['GetObject', 'HeadObject', 'ListObjects', 'HeadBucket', 'GetBucketLocation', 'ListMultipartUploads', 'ListParts'],
+  ],
+  ['a key on another prefix', key([{ bucket: 'data', prefixes: ['other/'], actions: ALL }]), PRIVATE, []],
+  ['a key on prefix "reports" (covers reports/…, not reportsX)', key([{ bucket: 'data', prefixes: ['reports'], actions: ['get_object'] }]), PRIVATE, ['GetObject']],
+  ['a key with get_object only: no version reads', key([{ bucket: 'data', prefixes: [], actions: ['get_object'] }]), PRIVATE, ['GetObject']],
+  ['a key with the version action: version reads, GET and HEAD', key([{ bucket: 'data', prefixes: [], actions: ['get_object_version'] }]), PRIVATE, ['GetObject?versionId', 'HeadObject?versionId']],
+  ['a writer without reads', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['put_object', 'upload_part'] }]), PRIVATE, ['PutObject', 'CopyObject', 'UploadPart']],
+  ['an STS session with resolved scopes', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['get_object'] }], true), PUBLIC, ['GetObject']],
+  ['an STS session whose {claim} bucket resolved to nothing', key([{ bucket: '', prefixes: [], actions: ALL }], true), PUBLIC, []],
+];
+
+describe('authorize: every operation against every kind of caller, on data/reports/q1.csv', () => {
+  describe.each(CASES)('%s', (_name, identity, target, allowed) => {
+    it.each(OPERATIONS.map((op) => [label(op), op] as const))('%s', (name, op) => {
+      const resource = { bucket: target, key: 'reports/q1.csv' };
+      const expected = allowed.includes(name);
+      expect(isAuthorized(identity, op, resource)).toBe(expected);
+      if (expected) expect(() => authorize(identity, op, resource)).not.toThrow();
+      else expect(() => authorize(identity, op, resource)).toThrow(expect.objectContaining({ code: 'AccessDenied' }));
+    });
+  });
+});
+
+describe('authorize: refusals', () => {
+  it('name the principal, action and key for a signed caller, and nothing for an anonymous one', () => {
+    const refusal = (identity: Identity): S3Error => {
+      try {
+        authorize(identity, { name: 'PutObject' }, { bucket: PRIVATE, key: 'a/b' });
+      } catch (err) {
+        return err as S3Error;
+      }
+      throw new Error('not refused');
+    };
+    expect(refusal(key([])).message).toBe('Access Denied: caller may not put_object on data/a/b');
+    expect(refusal(ANONYMOUS).message).not.toContain('put_object');
+  });
+});
+
+describe('authorize, bucket level: the caller may do it somewhere in the bucket', () => {
+  const writer = key([{ bucket: 'data', prefixes: ['mine/'], actions: ['delete_object'] }]);
+  it.each([
+    ['a key with delete_object under one prefix', writer, PRIVATE, true],
+    ['a key with delete_object on another bucket', key([{ bucket: 'x', prefixes: [], actions: ['delete_object'] }]), PRIVATE, false],
+    ['anonymous, even on a bucket open to reads', ANONYMOUS, PUBLIC, false],
+  ])('DeleteObjects: %s -> %s', (_name, identity, target, expected) => {
+    expect(isAuthorizedInBucket(identity, { name: 'DeleteObjects' }, target)).toBe(expected);
+  });
+
+  it('anonymous HeadBucket follows the bucket flag', () => {
+    expect(isAuthorizedInBucket(ANONYMOUS, { name: 'HeadBucket' }, PUBLIC)).toBe(true);
+    expect(isAuthorizedInBucket(ANONYMOUS, { name: 'HeadBucket' }, PRIVATE)).toBe(false);
+  });
+});
+
+describe('ListBuckets', () => {
+  it('needs a signed caller, whatever its scopes', () => {
+    expect(() => authorizeListBuckets(ANONYMOUS)).toThrow(expect.objectContaining({ code: 'AccessDenied' }));
+    expect(() => authorizeListBuckets(key([]))).not.toThrow();
+  });
+});

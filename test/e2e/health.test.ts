@@ -1,0 +1,48 @@
+import { RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
+import { errorCode, rawRequest } from '../support/raw-request';
+
+/**
+ * `/.health` on every runtime, as a load balancer's probe sees it: answered by the gateway itself, whatever
+ * state its backends are in (here: nothing listens at the only backend's address).
+ */
+const CONFIG = `
+[[buckets]]
+name = "b"
+backend_type = "s3"
+anonymous_access = true
+[buckets.backend_options]
+endpoint = "http://127.0.0.1:1"
+bucket_name = "b"
+access_key_id = "AKIDBACKEND"
+secret_access_key = "backend-secret"
+`;
+
+describe.each(RUNTIMES)('/.health (%s runtime)', (runtime) => {
+  let gw: RunningGateway;
+
+  beforeAll(async () => {
+    gw = await startGateway(runtime, { config: CONFIG });
+  }, 60_000);
+
+  afterAll(() => gw?.stop());
+
+  it('GIVEN an unreachable backend WHEN probed with GET THEN 200 {"status":"ok"}, never cached', async () => {
+    const answer = await rawRequest(gw.endpoint, { method: 'GET', target: '/.health' });
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: '{"status":"ok"}' });
+    expect(answer.headers['content-type']).toBe('application/json');
+    expect(answer.headers['cache-control']).toBe('no-store');
+    // The same gateway answers a bucket request with the unreachable backend's 503: the probe did not look.
+    const object = await rawRequest(gw.endpoint, { method: 'GET', target: '/b/k' });
+    expect({ status: object.status, code: errorCode(object.body) }).toEqual({ status: 503, code: 'ServiceUnavailable' });
+  });
+
+  it('GIVEN HEAD WHEN probed THEN 200 without a body', async () => {
+    const answer = await rawRequest(gw.endpoint, { method: 'HEAD', target: '/.health?probe=1' });
+    expect({ status: answer.status, body: answer.body }).toEqual({ status: 200, body: '' });
+  });
+
+  it('GIVEN POST WHEN sent THEN 405 MethodNotAllowed, allowing GET and HEAD', async () => {
+    const answer = await rawRequest(gw.endpoint, { method: 'POST', target: '/.health', headers: { 'content-length': '0' } });
+    expect({ status: answer.status, code: errorCode(answer.body), allow: answer.headers.allow }).toEqual({ status: 405, code: 'MethodNotAllowed', allow: 'GET, HEAD' });
+  });
+});
