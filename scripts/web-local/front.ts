@@ -14,7 +14,9 @@ import http from 'node:http';
  *   `lambda-web-request-id`, `lambda-web-endpoint-name`; the client's address is appended to
  *   `X-Forwarded-For`.
  * - Half-duplex: the whole request body is forwarded before the answer is read, so an early answer reaches
- *   the client only after its body went through (what the function no longer reads is dropped).
+ *   the client only after its body went through (what the function no longer reads is dropped). An early
+ *   answer with `Connection: close` (the function reads no more) goes out at once (an assumption: what
+ *   the platform does then is not documented; waiting could only end in its timeout).
  * - The answer streams back with backpressure, without its connection-scoped headers, plus
  *   `lambda-web-request-id`. No cap on either body (none is documented); the request timeout bounds the whole
  *   exchange, stream included: 504 `Runtime.RequestTimeout` before the first byte, a cut stream after.
@@ -123,10 +125,17 @@ function forward(settings: Settings, req: http.IncomingMessage, res: http.Server
     if (!res.writableFinished) upstream.destroy();
   });
 
+  /** Whether the function answered, before it had the whole body, that it will read no more of it. */
+  let refusedRest = false;
   const relay = (): void => {
-    // Half-duplex: nothing of the answer moves before the client's whole body was forwarded (or dropped).
-    if (answer === undefined || !bodySent || !clientDone || res.headersSent || res.destroyed) return;
-    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, responseHeaders(answer, requestId));
+    // Half-duplex: nothing of the answer moves before the client's whole body was forwarded (or dropped),
+    // unless the function closes the connection: then no more of the body can go through, and waiting
+    // for the client would only hold the answer back (assumed: the platform's handling is undocumented).
+    if (answer === undefined || !bodySent || !(clientDone || refusedRest) || res.headersSent || res.destroyed) return;
+    const headers = responseHeaders(answer, requestId);
+    // The client's unread body must not be taken for its next request.
+    if (!clientDone) headers.push('Connection', 'close');
+    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
     answer.on('error', () => res.destroy());
     answer.on('aborted', () => res.destroy());
     answer.pipe(res);
@@ -139,6 +148,7 @@ function forward(settings: Settings, req: http.IncomingMessage, res: http.Server
       // that has answered already; the client still sees the answer only after its last byte. That
       // connection cannot carry another request.
       bodySent = true;
+      refusedRest = /(^|,)\s*close\s*(,|$)/i.test(String(incoming.headers.connection ?? ''));
       req.unpipe(upstream);
       if (!clientDone) req.resume();
       incoming.once('end', () => upstream.destroy());

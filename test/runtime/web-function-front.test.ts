@@ -253,6 +253,22 @@ describe('half-duplex: the whole body is forwarded before the answer is read', (
     socket.destroy();
   });
 
+  test('GIVEN a function that answers with Connection: close before the body is in WHEN the client stalls THEN the answer goes out at once and the connection closes', async () => {
+    answer = (_req, res) => {
+      res.writeHead(400, { 'content-length': '7', connection: 'close' });
+      res.end('stalled');
+    };
+    const socket: Socket = connect(endpoint.port, endpoint.host);
+    let received = '';
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('data', (c: Buffer) => (received += c.toString()));
+    socket.write(`PUT /b/k HTTP/1.1\r\n${hostLine()}\r\nContent-Length: 1000\r\n\r\nonly some`);
+    await closed;
+    expect(statusOf(received)).toBe(400);
+    expect(received.toLowerCase()).toContain('connection: close');
+    expect(received.endsWith('stalled')).toBe(true);
+  });
+
   test('GIVEN a function that answers and resets the connection mid-body WHEN the client sends the rest THEN the client gets an answer, never a hang', async () => {
     answer = (req, res) => {
       res.writeHead(400, { 'content-length': '3', connection: 'close' });
