@@ -11,20 +11,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AWS_CLIS, awsCli, boto3, jsClient, type Keys } from '../support/clients';
-import { RUNTIMES, type RuntimeName } from '../support/gateway';
+import { RUNTIMES, RUNTIME_LIMITS, expectedCliCopy, type RuntimeName } from '../support/gateway';
 import { rawRequest } from '../support/raw-request';
 import { startRecordingHop, type RecordingHop } from '../support/recording-hop';
 import { ADMIN, codeOf, putDirect } from './fixtures';
 import { startOpsBackends, startOpsGateway, type OpsBackends, type OpsGateway } from './s3-ops-fixtures';
-import { readBytes } from './write-fixtures';
+import { exists, readBytes } from './write-fixtures';
 
 /**
  * Copies in parts (UploadPartCopy) and object tags on Ceph RGW (issue 20). The tools copy objects above
  * their multipart threshold (8 MiB) in parts: the objects here are 10 MiB, just above it, which takes the
  * same path as the issue's 100 MiB at a fraction of the CI time. A part copy is authorized like CopyObject
  * (the source as a read, the destination as `upload_part`), and carries no body, so it works through the
- * Lambda Function URL too. aws-cli v2 reads the source's tags when it copies in parts, and writes them on
- * the copy.
+ * Lambda Function URL too (shown with the JS SDK). aws-cli v2 reads the source's tags when it copies in
+ * parts. aws-cli's `s3 cp` and boto3's `copy()` first read the source's size from a HEAD answer, whose
+ * Content-Length a Function URL renames (RUNTIME_LIMITS `remapsContentLength`): there they stop before
+ * copying, as aws-cli does on that platform (`expectedCliCopy`); `s3 sync` reads sizes from a listing.
  */
 const MiB = 1024 * 1024;
 const CLIS = Object.keys(AWS_CLIS) as Array<keyof typeof AWS_CLIS>;
@@ -96,8 +98,9 @@ secret_access_key = "${backends.rgw.secretAccessKey}"
     it.each(CLIS)('aws-cli %s s3 cp of a 10 MiB object, in parts (v2 reads the source\'s tags first: GetObjectTagging)', async (cli) => {
       const key = `${at('cp')}/${cli}.bin`;
       const run = await awsCli(cli, ops.gw.endpoint, ADMIN, ['s3', 'cp', 's3://vers/big.bin', `s3://copies/${key}`]);
-      expect(run.stderr).toBe('');
-      expect(sha(await readBytes(rgw(), 'copies', key))).toBe(sha(big));
+      expect(run).toMatchObject(expectedCliCopy(runtime));
+      if (run.code === 0) expect(sha(await readBytes(rgw(), 'copies', key))).toBe(sha(big));
+      else expect(await exists(rgw(), 'copies', key)).toBe(false);
     });
 
     it.each(CLIS)('aws-cli %s s3 sync of a directory of large files', async (cli) => {
@@ -109,7 +112,12 @@ secret_access_key = "${backends.rgw.secretAccessKey}"
 
     it('boto3\'s managed copy(), into a prefixed bucket', async () => {
       const key = `${at('boto3')}.bin`;
-      await boto3('boto3-new', ops.gw.endpoint, ADMIN, `s3.copy({'Bucket': 'vers', 'Key': 'big.bin'}, 'tenant', '${key}')`);
+      const copy = boto3('boto3-new', ops.gw.endpoint, ADMIN, `s3.copy({'Bucket': 'vers', 'Key': 'big.bin'}, 'tenant', '${key}')`);
+      if (RUNTIME_LIMITS[runtime].remapsContentLength) {
+        await expect(copy).rejects.toThrow(/ContentLength/);
+        return;
+      }
+      await copy;
       expect(sha(await readBytes(rgw(), 'copies', `tenant-a/${key}`))).toBe(sha(big));
     });
   });
