@@ -7,6 +7,7 @@ export const S3_ERROR_STATUS = {
   AuthorizationHeaderMalformed: 400,
   AuthorizationQueryParametersError: 400,
   BadDigest: 400,
+  BucketAlreadyOwnedByYou: 409,
   EntityTooLarge: 400,
   ExpiredToken: 400,
   IncompleteBody: 400,

@@ -5,14 +5,15 @@
  */
 import { authenticate, type SessionUnsealer } from './auth/identity';
 import { authorizeListBuckets } from './auth/authorize';
+import { withHoistedHeaders } from './auth/hoisted-headers';
 import type { ObjectStore } from './backends/store';
-import type { Config } from './config/types';
+import type { Bucket, Config } from './config/types';
 import { inBucket, type RequestContext } from './context';
 import { S3Error } from './errors';
 import type { Dispatch, ProxyRequest } from './http';
 import { validateKey } from './keys';
 import { runOperation, type S3Services } from './operations';
-import { listBuckets } from './operations/buckets';
+import { createBucketRefusal, listBuckets } from './operations/buckets';
 import { accountLevel } from './operations/list-mapped';
 import { respond } from './operations/operation';
 import { PathMapper } from './path-mapping';
@@ -37,10 +38,13 @@ export class S3Api {
     if (deps.config.pathMapping) this.paths = new PathMapper(deps.config.pathMapping, deps.config.buckets);
   }
 
-  async dispatch(request: ProxyRequest, query: Query): Promise<Dispatch> {
+  async dispatch(received: ProxyRequest, query: Query): Promise<Dispatch> {
     const { config, now, unseal } = this.deps;
-    const identity = await authenticate(request, config, now(), unseal);
+    const identity = await authenticate(received, config, now(), unseal);
+    // A presigned URL's signed `x-amz-*` query parameters are the headers they stand for.
+    const request = withHoistedHeaders(received, identity.info);
     const routed = routeS3(request.method, request.rawPath, query, request.headers);
+    if (routed.name === 'CreateBucket') throw createBucketRefusal(identity, routed.bucket, this.bucketsNamed(routed.bucket));
     const ctx: RequestContext = { request, query, identity, config, requestId: request.requestId };
     // Path mapping rewrites the routed operation only: the signature was verified over what was sent.
     const mapped = this.paths?.map(routed);
@@ -58,6 +62,13 @@ export class S3Api {
     if (!bucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: operation.bucket });
     if ('key' in operation) validateKey(operation.key);
     return runOperation(operation, inBucket(ctx, bucket, this.storeOf(bucket.name)), this.deps.services);
+  }
+
+  /** The virtual buckets a client's bucket name stands for: one, none, or a path-mapped level's. */
+  private bucketsNamed(name: string): readonly Bucket[] {
+    if (this.paths) return this.paths.bucketsNamed(name);
+    const bucket = this.deps.config.buckets.get(name);
+    return bucket ? [bucket] : [];
   }
 
   private storeOf(bucket: string): ObjectStore {
