@@ -8,11 +8,11 @@
 import bundledConfig from 'gateway:config';
 import { ConfigError, parseConfig } from './core/config/parse';
 import { Gateway } from './core/gateway';
-import { describeError } from './runtime/access-log';
-import { configText, edgeEnvironment, type EdgeBindings } from './runtime/edge-environment';
-import { fetchBackendClient } from './runtime/edge-fetch';
-import { edgeHandler } from './runtime/edge-handler';
-import { withSessionKey } from './runtime/session-key';
+import { describeError } from './runtime/shared/access-log';
+import { configText, edgeEnvironment, type EdgeBindings } from './runtime/edge/environment';
+import { fetchBackendClient } from './runtime/edge/fetch';
+import { edgeHandler } from './runtime/edge/handler';
+import { withSessionKey } from './runtime/shared/session-key';
 
 let gateway: Promise<Gateway> | undefined;
 

@@ -5,13 +5,13 @@
  */
 import { Gateway } from './core/gateway';
 import { ConfigError } from './core/config/parse';
-import { loadConfig } from './runtime/load-config';
-import { resolveEnvironment, ssmParameterReader } from './runtime/lambda-environment';
-import { streamingHandler } from './runtime/lambda-streaming';
-import { describeError, logEvent } from './runtime/access-log';
-import { useNodeChecksums } from './runtime/node-checksums';
-import { nodeBackendClient } from './runtime/node-http';
-import { withSessionKey } from './runtime/session-key';
+import { loadConfig } from './runtime/node/config-file';
+import { resolveEnvironment, ssmParameterReader } from './runtime/lambda/environment';
+import { streamingHandler } from './runtime/lambda/streaming';
+import { describeError, logEvent } from './runtime/shared/access-log';
+import { useNodeChecksums } from './runtime/node/checksums';
+import { nodeBackendClient } from './runtime/node/backend';
+import { withSessionKey } from './runtime/shared/session-key';
 
 let gateway: Promise<Gateway> | undefined;
 

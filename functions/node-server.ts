@@ -9,13 +9,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Gateway } from './core/gateway';
 import { ConfigError } from './core/config/parse';
-import { loadConfig } from './runtime/load-config';
+import { loadConfig } from './runtime/node/config-file';
 import { sessionUnsealer } from './core/sts';
-import { logEvent } from './runtime/access-log';
-import { useNodeChecksums } from './runtime/node-checksums';
-import { nodeBackendClient, useBackendBuffers } from './runtime/node-http';
-import { createServer } from './runtime/node-server';
-import { withSessionKey } from './runtime/session-key';
+import { logEvent } from './runtime/shared/access-log';
+import { useNodeChecksums } from './runtime/node/checksums';
+import { nodeBackendClient, useBackendBuffers } from './runtime/node/backend';
+import { createServer } from './runtime/node/listener';
+import { withSessionKey } from './runtime/shared/session-key';
 
 /**
  * V8 flags to run this server with (`npm run serve`, containers: `node --initial-old-space-size=64

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { signRequest } from '../functions/core/sigv4';
-import { sendNode } from '../functions/runtime/node-http';
+import { sendNode } from '../functions/runtime/node/backend';
 import { serve } from '../functions/node-server';
 import { startS3rver, type S3rver } from './s3rver';
 import { Readable } from 'node:stream';

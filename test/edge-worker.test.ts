@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildEdge } from '../../scripts/build-edge';
+import { buildEdge } from '../scripts/build-edge';
 
-const ROOT = join(__dirname, '..', '..');
+const ROOT = join(__dirname, '..');
 
 test('GIVEN the edge entry WHEN bundled as build:edge does THEN it is one ES module with the configuration, the lazily loaded STS SDK on fetch, and nothing from node:*', async () => {
   const configPath = join(ROOT, 'local', 'proxy.toml');

@@ -1,8 +1,8 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { CdkCustomResourceEvent } from 'aws-lambda';
 import { createPrivateKey } from 'node:crypto';
-import { generateKeys, onEvent } from '../../functions/key-generator';
-import { startFakeSsm, type FakeSsm } from '../support/fake-ssm';
+import { generateKeys, onEvent } from '../functions/key-generator';
+import { startFakeSsm, type FakeSsm } from './support/fake-ssm';
 
 /** The key generator writes the keys into SSM SecureStrings and never lets one out of Lambda. */
 

@@ -7,7 +7,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { getDefaultHighWaterMark, Readable } from 'node:stream';
 import { ConfigError } from '../functions/core/config/parse';
 import { NODE_SERVER_FLAGS, serve, streamBufferBytes } from '../functions/node-server';
-import { sendNode } from '../functions/runtime/node-http';
+import { sendNode } from '../functions/runtime/node/backend';
 import { runGatewayExpectingFailure } from './support/gateway';
 
 describe('Node server entry: how it is started', () => {

@@ -1,4 +1,4 @@
-import type { Environment } from '../core/config/parse';
+import type { Environment } from '../../core/config/parse';
 
 /**
  * A Worker's bindings, as the platform passes them to `fetch(request, env, ctx)`: variables and secrets are

@@ -1,8 +1,8 @@
-import type { Gateway } from '../core/gateway';
-import { readBounded } from '../core/streams';
-import { isProxyResponse, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
-import { sendFetch, type Fetch } from './edge-fetch';
-import type { ExchangeResult } from './node-executor';
+import type { Gateway } from '../../core/gateway';
+import { readBounded } from '../../core/streams';
+import { isProxyResponse, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../../core/http';
+import { sendFetch, type Fetch } from './fetch';
+import type { ExchangeResult } from '../node/executor';
 
 /**
  * Executes the core's dispatch on the edge, with the Node executor's semantics on fetch: NeedsBody collects

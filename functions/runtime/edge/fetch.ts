@@ -1,5 +1,5 @@
-import { S3Error } from '../core/errors';
-import type { BackendClient, BackendRequest } from '../core/http';
+import { S3Error } from '../../core/errors';
+import type { BackendClient, BackendRequest } from '../../core/http';
 
 /**
  * Backend requests on the edge go through the platform's `fetch`, with three settings that make it behave

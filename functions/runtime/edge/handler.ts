@@ -1,11 +1,11 @@
-import { S3Error } from '../core/errors';
-import { DRAIN_LIMIT_BYTES } from '../core/payload/checked-stream';
-import type { Gateway } from '../core/gateway';
-import { errorResponse } from '../core/responses';
-import { accessLogLine } from './access-log';
-import type { EdgeBindings } from './edge-environment';
-import { execute } from './edge-executor';
-import { clientBody, toProxyRequest } from './edge-request';
+import { S3Error } from '../../core/errors';
+import { DRAIN_LIMIT_BYTES } from '../../core/payload/checked-stream';
+import type { Gateway } from '../../core/gateway';
+import { errorResponse } from '../../core/responses';
+import { accessLogLine } from '../shared/access-log';
+import type { EdgeBindings } from './environment';
+import { execute } from './executor';
+import { clientBody, toProxyRequest } from './request';
 
 /** The part of a Worker's ExecutionContext the adapter uses. */
 export interface EdgeContext {

@@ -1,5 +1,5 @@
-import type { ProxyRequest } from '../core/http';
-import { newRequestId } from '../core/responses';
+import type { ProxyRequest } from '../../core/http';
+import { newRequestId } from '../../core/responses';
 
 /**
  * The Worker translator: a fetch `Request` becomes the core's ProxyRequest.

@@ -1,5 +1,5 @@
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import type { Environment } from '../core/config/parse';
+import type { Environment } from '../../core/config/parse';
 
 /**
  * Settings a deployed function receives indirectly: for each, `NAME_PARAMETER` holds the name of an SSM

@@ -1,6 +1,6 @@
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
-import type { ProxyRequest } from '../core/http';
-import { newRequestId } from '../core/responses';
+import type { ProxyRequest } from '../../core/http';
+import { newRequestId } from '../../core/responses';
 
 /**
  * The Function URL translator: a payload-2.0 event becomes the core's ProxyRequest. Only the raw fields are

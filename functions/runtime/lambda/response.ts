@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import type { HeaderMap } from '../core/http';
+import type { HeaderMap } from '../../core/http';
 
 /**
  * The Lambda side of a response: status and headers go out as the `HttpResponseStream` prelude, then the body

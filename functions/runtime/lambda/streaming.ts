@@ -1,14 +1,14 @@
 import type { LambdaFunctionURLEvent, StreamifyHandler } from 'aws-lambda';
 import { Readable, type Writable } from 'node:stream';
-import { S3Error } from '../core/errors';
-import type { Gateway } from '../core/gateway';
-import type { ProxyRequest } from '../core/http';
-import { errorResponse, newRequestId } from '../core/responses';
-import { accessLogLine } from './access-log';
-import { eventBody, toProxyRequest } from './lambda-event';
-import { openResponse } from './lambda-response';
-import { execute } from './node-executor';
-import { onAbort } from './node-http';
+import { S3Error } from '../../core/errors';
+import type { Gateway } from '../../core/gateway';
+import type { ProxyRequest } from '../../core/http';
+import { errorResponse, newRequestId } from '../../core/responses';
+import { accessLogLine } from '../shared/access-log';
+import { eventBody, toProxyRequest } from './event';
+import { openResponse } from './response';
+import { execute } from '../node/executor';
+import { onAbort } from '../node/backend';
 
 /** Resolves the gateway built at cold start (configuration, keys and caches live as long as the sandbox). */
 export type GatewayLoader = () => Promise<Gateway>;

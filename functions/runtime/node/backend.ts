@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
-import { S3Error } from '../core/errors';
-import type { BackendClient, BackendRequest } from '../core/http';
-import { type Exchange, Http1Pool, type WireRequest, type WireResponse } from './http1-client';
-import { NodeHeaders } from './node-headers';
+import { S3Error } from '../../core/errors';
+import type { BackendClient, BackendRequest } from '../../core/http';
+import { type Exchange, Http1Pool, type WireRequest, type WireResponse } from './http1/exchange';
+import { NodeHeaders } from './headers';
 
 /** Idle time on a backend socket, or of a streamed upload body, after which the request fails. */
 const IDLE_TIMEOUT_MS = Number(process.env.GATEWAY_IDLE_TIMEOUT_MS) || 120_000;

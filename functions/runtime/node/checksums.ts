@@ -1,5 +1,5 @@
 import { crc32 } from 'node:zlib';
-import { useNativeCrc32 } from '../core/checksums';
+import { useNativeCrc32 } from '../../core/checksums';
 
 /**
  * Hands the core Node's native CRC-32 (zlib, Node 20.15+ and 22): measured, the table-driven one in

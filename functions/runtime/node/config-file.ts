@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { ConfigError, parseConfig, type Environment } from '../core/config/parse';
-import type { Config } from '../core/config/types';
+import { ConfigError, parseConfig, type Environment } from '../../core/config/parse';
+import type { Config } from '../../core/config/types';
 
 /** Reads and validates the configuration file; the one place a Node runtime touches CONFIG_PATH. */
 export function loadConfig(env: Environment = process.env): Config {

@@ -1,10 +1,10 @@
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Gateway } from '../core/gateway';
-import { isProxyResponse, type Dispatch, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../core/http';
-import type { WireResponse } from './http1-client';
-import { NodeHeaders } from './node-headers';
-import { sendNode } from './node-http';
+import type { Gateway } from '../../core/gateway';
+import { isProxyResponse, type Dispatch, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../../core/http';
+import type { WireResponse } from './http1/exchange';
+import { NodeHeaders } from './headers';
+import { sendNode } from './backend';
 
 /**
  * Executes the core's dispatch on a Node runtime. Shared by the native server and the Lambda handler, which

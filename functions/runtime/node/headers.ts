@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ReadonlyHeaders } from '../core/http';
+import type { ReadonlyHeaders } from '../../core/http';
 
 /**
  * Node's header objects seen through the core's read-only Headers interface, without building a fetch

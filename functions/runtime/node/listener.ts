@@ -1,11 +1,11 @@
 import http from 'node:http';
 import { Readable } from 'node:stream';
-import type { Gateway } from '../core/gateway';
-import type { HeaderMap, ProxyRequest, ReadonlyHeaders } from '../core/http';
-import { newRequestId } from '../core/responses';
-import { accessLogLine, batchedStdout } from './access-log';
-import { execute } from './node-executor';
-import { NodeHeaders } from './node-headers';
+import type { Gateway } from '../../core/gateway';
+import type { HeaderMap, ProxyRequest, ReadonlyHeaders } from '../../core/http';
+import { newRequestId } from '../../core/responses';
+import { accessLogLine, batchedStdout } from '../shared/access-log';
+import { execute } from './executor';
+import { NodeHeaders } from './headers';
 
 export interface ServerOptions {
   /** How much of a body each client connection holds before it pushes back; unset, Node's 16 KiB. */

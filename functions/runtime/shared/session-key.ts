@@ -1,4 +1,4 @@
-import type { Config } from '../core/config/types';
+import type { Config } from '../../core/config/types';
 
 /**
  * The key that seals STS session tokens. SESSION_TOKEN_KEY (base64 of 32 bytes) is read with the rest of the

@@ -1,5 +1,5 @@
-import { configText, edgeEnvironment } from '../../functions/runtime/edge-environment';
-import { clientBody, requestTarget, toProxyRequest } from '../../functions/runtime/edge-request';
+import { configText, edgeEnvironment } from '../../../functions/runtime/edge/environment';
+import { clientBody, requestTarget, toProxyRequest } from '../../../functions/runtime/edge/request';
 
 describe('edge request translator', () => {
   it('WHEN the platform hands over a URL THEN path and query are taken from it as serialized, never re-parsed', () => {

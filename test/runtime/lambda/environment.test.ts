@@ -1,6 +1,6 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { resolveEnvironment, ssmParameterReader } from '../../functions/runtime/lambda-environment';
-import { startFakeSsm, type FakeSsm } from '../support/fake-ssm';
+import { resolveEnvironment, ssmParameterReader } from '../../../functions/runtime/lambda/environment';
+import { startFakeSsm, type FakeSsm } from '../../support/fake-ssm';
 
 /** The environment record a cold start assembles before parseConfig sees it. */
 

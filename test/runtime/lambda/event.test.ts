@@ -2,8 +2,8 @@ import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { eventBody, toProxyRequest } from '../../functions/runtime/lambda-event';
-import { toFunctionUrlEvent } from '../../scripts/lambda-local/event';
+import { eventBody, toProxyRequest } from '../../../functions/runtime/lambda/event';
+import { toFunctionUrlEvent } from '../../../scripts/lambda-local/event';
 
 /**
  * The two halves of the Function URL mapping: what the local front puts in the payload-2.0 event for a raw

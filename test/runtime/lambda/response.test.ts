@@ -3,9 +3,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { openResponse } from '../../functions/runtime/lambda-response';
-import { HttpResponseStream, installAwsLambda, LocalResponseStream, streamifyResponse } from '../../scripts/lambda-local/awslambda';
-import { createFunctionUrlServer } from '../../scripts/lambda-local/function-url';
+import { openResponse } from '../../../functions/runtime/lambda/response';
+import { HttpResponseStream, installAwsLambda, LocalResponseStream, streamifyResponse } from '../../../scripts/lambda-local/awslambda';
+import { createFunctionUrlServer } from '../../../scripts/lambda-local/function-url';
 
 /**
  * The awslambda stand-in must fail where Lambda fails (prelude on the first write only), or the handler's

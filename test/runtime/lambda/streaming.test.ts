@@ -1,9 +1,9 @@
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
-import { parseConfig } from '../../functions/core/config/parse';
-import { Gateway } from '../../functions/core/gateway';
-import { streamingHandler } from '../../functions/runtime/lambda-streaming';
-import { nodeBackendClient } from '../../functions/runtime/node-http';
-import { installAwsLambda, invoke, streamifyResponse, type LocalResponseStream } from '../../scripts/lambda-local/awslambda';
+import { parseConfig } from '../../../functions/core/config/parse';
+import { Gateway } from '../../../functions/core/gateway';
+import { streamingHandler } from '../../../functions/runtime/lambda/streaming';
+import { nodeBackendClient } from '../../../functions/runtime/node/backend';
+import { installAwsLambda, invoke, streamifyResponse, type LocalResponseStream } from '../../../scripts/lambda-local/awslambda';
 
 /**
  * The handler itself, invoked through the awslambda stand-in with hand-built events (no HTTP front): what

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getDefaultHighWaterMark, Readable } from 'node:stream';
-import type { BackendRequest } from '../../functions/core/http';
-import type { WireResponse } from '../../functions/runtime/http1-client';
-import { headerList, sendNode, splitUrl, useBackendBuffers, wireRequest } from '../../functions/runtime/node-http';
-import { keepsOneHiddenClass } from '../support/hidden-class';
+import type { BackendRequest } from '../../../functions/core/http';
+import type { WireResponse } from '../../../functions/runtime/node/http1/exchange';
+import { headerList, sendNode, splitUrl, useBackendBuffers, wireRequest } from '../../../functions/runtime/node/backend';
+import { keepsOneHiddenClass } from '../../support/hidden-class';
 
 describe('Node backend requests: the URL and headers that go on the wire', () => {
   it('GIVEN URLs with dot segments, escapes, IPv6 and no port THEN they split without normalizing', () => {

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
-import { Crc32, useNativeCrc32 } from '../../functions/core/checksums';
-import { serve } from '../../functions/node-server';
-import { useNodeChecksums } from '../../functions/runtime/node-checksums';
-import { installAwsLambda } from '../../scripts/lambda-local/awslambda';
+import { Crc32, useNativeCrc32 } from '../../../functions/core/checksums';
+import { serve } from '../../../functions/node-server';
+import { useNodeChecksums } from '../../../functions/runtime/node/checksums';
+import { installAwsLambda } from '../../../scripts/lambda-local/awslambda';
 
 /** The Node runtimes verify CRC32 trailers with zlib's native CRC instead of the core's tables. */
 describe('Node checksums', () => {
@@ -58,7 +58,7 @@ describe('Node checksums', () => {
 
   it('GIVEN the Lambda handler cold-starts THEN it has installed them', async () => {
     installAwsLambda();
-    const { coldStart } = (await import('../../functions/lambda-handler')) as typeof import('../../functions/lambda-handler');
+    const { coldStart } = (await import('../../../functions/lambda-handler')) as typeof import('../../../functions/lambda-handler');
     await withConfig(async (env) => {
       Object.assign(process.env, env);
       try {

@@ -1,5 +1,5 @@
 import { Readable, Writable } from 'node:stream';
-import { coalesceWrites } from '../../functions/runtime/node-executor';
+import { coalesceWrites } from '../../../functions/runtime/node/executor';
 
 /** A sink that records each batch it is asked to write at once (one syscall on a socket). */
 function recordingSink(): { sink: Writable; batches: string[][]; finished: Promise<void> } {

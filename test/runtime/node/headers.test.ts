@@ -1,4 +1,4 @@
-import { NodeHeaders } from '../../functions/runtime/node-headers';
+import { NodeHeaders } from '../../../functions/runtime/node/headers';
 
 describe('Node header view', () => {
   it('GIVEN raw request headers THEN names are case-insensitive and repeated headers join with "," as SigV4 canonicalizes them', () => {

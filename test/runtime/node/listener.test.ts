@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import { toProxyRequest } from '../../functions/runtime/node-server';
+import { toProxyRequest } from '../../../functions/runtime/node/listener';
 
 /** An IncomingMessage as node:http hands it over: the request line's target and method, raw headers, a body. */
 function incoming(method: string, url: string, rawHeaders: string[] = [], body = ''): IncomingMessage {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { Http1Pool, type WireRequest, type WireResponse } from '../../functions/runtime/http1-client';
+import { Http1Pool, type WireRequest, type WireResponse } from '../../../../functions/runtime/node/http1/exchange';
 
 /** A backend that answers every request with the raw bytes `answer` returns, written in the pieces given. */
 async function rawBackend(answer: (request: string) => Array<string | Buffer>): Promise<{ port: number; connections: () => number; requests: string[]; close: () => void }> {
