@@ -1,7 +1,10 @@
 import { Readable } from 'node:stream';
 import { S3Error } from '../../core/errors';
 import type { BackendClient, BackendRequest } from '../../core/http';
-import { type Exchange, Http1Pool, type WireRequest, type WireResponse } from './http1/exchange';
+import type { Exchange } from './http1/exchange';
+import { Http1Pool } from './http1/pool';
+import type { WireRequest } from './http1/request-head';
+import type { WireResponse } from './http1/response';
 import { NodeHeaders } from './headers';
 
 /** Idle time on a backend socket, or of a streamed upload body, after which the request fails. */

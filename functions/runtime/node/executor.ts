@@ -2,7 +2,7 @@ import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Gateway } from '../../core/gateway';
 import { isProxyResponse, type Dispatch, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../../core/http';
-import type { WireResponse } from './http1/exchange';
+import type { WireResponse } from './http1/response';
 import { NodeHeaders } from './headers';
 import { sendNode } from './backend';
 

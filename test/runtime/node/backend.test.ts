@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getDefaultHighWaterMark, Readable } from 'node:stream';
 import type { BackendRequest } from '../../../functions/core/http';
-import type { WireResponse } from '../../../functions/runtime/node/http1/exchange';
+import type { WireResponse } from '../../../functions/runtime/node/http1/response';
 import { headerList, sendNode, splitUrl, useBackendBuffers, wireRequest } from '../../../functions/runtime/node/backend';
 import { keepsOneHiddenClass } from '../../support/hidden-class';
 

@@ -1,7 +1,9 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { Http1Pool, type WireRequest, type WireResponse } from '../../../../functions/runtime/node/http1/exchange';
+import { Http1Pool } from '../../../../functions/runtime/node/http1/pool';
+import type { WireRequest } from '../../../../functions/runtime/node/http1/request-head';
+import type { WireResponse } from '../../../../functions/runtime/node/http1/response';
 
 /** A backend that answers every request with the raw bytes `answer` returns, written in the pieces given. */
 async function rawBackend(answer: (request: string) => Array<string | Buffer>): Promise<{ port: number; connections: () => number; requests: string[]; close: () => void }> {
