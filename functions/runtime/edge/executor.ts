@@ -1,14 +1,13 @@
 import type { Gateway } from '../../core/gateway';
+import type { BackendRequest, HeaderMap, ProxyRequest, ProxyResponse, ReadonlyHeaders, ResponseHead } from '../../core/http';
 import { readBounded } from '../../core/streams';
-import { isProxyResponse, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../../core/http';
+import { runDispatch, type DispatchRuntime, type ExchangeResult } from '../shared/dispatch';
 import { sendFetch, type Fetch } from './fetch';
-import type { ExchangeResult } from '../node/executor';
 
 /**
- * Executes the core's dispatch on the edge, with the Node executor's semantics on fetch: NeedsBody collects
- * at most `maxBytes` of the client's body; Forward goes to the backend with the platform's `fetch`, the
- * request body streaming up and the backend's body streaming back; `respond` maps the backend's head; any
- * failure before the head is sent becomes the core's S3 error (`gateway.failure`).
+ * Executes the core's dispatch on the edge, with the Node executor's semantics on fetch: NeedsBody collects at
+ * most `maxBytes` of the client's body; Forward goes to the backend with the platform's `fetch`, the request
+ * body streaming up and the backend's body streaming back.
  */
 export interface EdgeExchange {
   /** What the Worker returns. Its body may still be streaming. */
@@ -17,35 +16,61 @@ export interface EdgeExchange {
   readonly settled: Promise<ExchangeResult>;
 }
 
+/** One request on the edge, as the dispatch loop's primitives need it. */
+interface EdgeCall {
+  readonly request: ProxyRequest;
+  readonly clientBody: () => ReadableStream<Uint8Array> | null;
+  readonly fetcher: Fetch | undefined;
+}
+
+/** The dispatch loop's primitives on web streams and `fetch`. Stateless: one for all. */
+class EdgeRuntime implements DispatchRuntime<EdgeCall, Response, EdgeExchange> {
+  collectBody(call: EdgeCall, maxBytes: number): Promise<Uint8Array | undefined> {
+    return readBounded(call.request.body(), maxBytes);
+  }
+
+  forward(call: EdgeCall, request: BackendRequest): Promise<Response> {
+    return sendFetch(request, call.clientBody, call.request.signal, call.fetcher);
+  }
+
+  backendStatus(backend: Response): number {
+    return backend.status;
+  }
+
+  backendHeaders(backend: Response): ReadonlyHeaders {
+    return backend.headers;
+  }
+
+  discard(backend: Response): void {
+    void backend.body?.cancel().catch(() => undefined);
+  }
+
+  respond(call: EdgeCall, response: ProxyResponse): EdgeExchange {
+    return complete(call.request, response);
+  }
+
+  stream(call: EdgeCall, backend: Response, head: ResponseHead): EdgeExchange {
+    return stream(call.request, backend.body, head.status, head.headers);
+  }
+
+  failed(exchange: EdgeExchange, error: unknown): EdgeExchange {
+    return { response: exchange.response, settled: exchange.settled.then((result) => ({ status: result.status, error })) };
+  }
+}
+
+const EDGE_RUNTIME = new EdgeRuntime();
+
 /**
  * @param clientBody The client's body as the platform holds it (null when there is none), streamed to the
  *   backend natively when a Forward asks for `'client'`, so a declared length travels with it.
  */
-export async function execute(
+export function execute(
   gateway: Gateway,
   request: ProxyRequest,
   clientBody: () => ReadableStream<Uint8Array> | null,
   fetcher?: Fetch,
 ): Promise<EdgeExchange> {
-  let dispatch = await gateway.handle(request);
-  try {
-    while (dispatch.kind === 'needs-body') {
-      const body = await readBounded(request.body(), dispatch.maxBytes);
-      dispatch = body === undefined ? dispatch.tooLarge() : await dispatch.withBody(body);
-    }
-    if (dispatch.kind === 'response') return complete(request, dispatch.response);
-    const backend = await sendFetch(dispatch.request, clientBody, request.signal, fetcher);
-    const head = dispatch.respond(backend.status, backend.headers);
-    if (isProxyResponse(head)) {
-      void backend.body?.cancel().catch(() => undefined);
-      return complete(request, head);
-    }
-    return stream(request, backend.body, head.status, head.headers);
-  } catch (err) {
-    // Nothing has been sent yet: the client gets the S3 error for what went wrong.
-    const exchange = complete(request, gateway.failure(err, request));
-    return { response: exchange.response, settled: exchange.settled.then((result) => ({ status: result.status, error: err })) };
-  }
+  return runDispatch(gateway, { request, clientBody, fetcher }, EDGE_RUNTIME);
 }
 
 type EdgeResponseInit = ResponseInit & {

@@ -1,7 +1,8 @@
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Gateway } from '../../core/gateway';
-import { isProxyResponse, type Dispatch, type HeaderMap, type ProxyRequest, type ProxyResponse } from '../../core/http';
+import type { HeaderMap, BackendRequest, ProxyRequest, ProxyResponse, ReadonlyHeaders, ResponseHead } from '../../core/http';
+import { runDispatch, type DispatchRuntime, type ExchangeResult } from '../shared/dispatch';
 import type { WireResponse } from './http1/response';
 import { NodeHeaders } from './headers';
 import { sendNode } from './backend';
@@ -25,35 +26,49 @@ export interface NodeExchange {
   readonly coalesceWrites?: boolean;
 }
 
-export interface ExchangeResult {
-  readonly status: number;
-  readonly error?: unknown;
-}
+/** The dispatch loop's primitives on Node streams and the HTTP/1.1 backend client. Stateless: one for all. */
+class NodeRuntime implements DispatchRuntime<NodeExchange, WireResponse, ExchangeResult> {
+  collectBody(exchange: NodeExchange, maxBytes: number): Promise<Uint8Array | undefined> {
+    return collect(exchange.body(), maxBytes);
+  }
 
-export async function execute(gateway: Gateway, exchange: NodeExchange): Promise<ExchangeResult> {
-  let dispatch: Dispatch = await gateway.handle(exchange.request);
-  try {
-    while (dispatch.kind === 'needs-body') {
-      const body = await collect(exchange.body(), dispatch.maxBytes);
-      dispatch = body === undefined ? dispatch.tooLarge() : await dispatch.withBody(body);
-    }
-    if (dispatch.kind === 'response') return await writeResponse(exchange, dispatch.response);
-    const backend = await sendNode(dispatch.request, exchange.body, exchange.whenClientGone);
-    const head = dispatch.respond(backend.statusCode ?? 502, NodeHeaders.fromIncoming(backend.headers));
-    if (isProxyResponse(head)) {
-      backend.resume();
-      return await writeResponse(exchange, head);
-    }
+  forward(exchange: NodeExchange, request: BackendRequest): Promise<WireResponse> {
+    return sendNode(request, exchange.body, exchange.whenClientGone);
+  }
+
+  backendStatus(backend: WireResponse): number {
+    return backend.statusCode ?? 502;
+  }
+
+  backendHeaders(backend: WireResponse): ReadonlyHeaders {
+    return NodeHeaders.fromIncoming(backend.headers);
+  }
+
+  discard(backend: WireResponse): void {
+    backend.resume();
+  }
+
+  respond(exchange: NodeExchange, response: ProxyResponse): Promise<ExchangeResult> {
+    return writeResponse(exchange, response);
+  }
+
+  stream(exchange: NodeExchange, backend: WireResponse, head: ResponseHead): Promise<ExchangeResult> {
     const sink = exchange.start(head.status, head.headers);
     // A small body is often whole by now (it came with the head): one write, no pipe to set up and tear down.
-    if (backend.whole) return await end(sink, backend.read() ?? undefined, head.status);
+    if (backend.whole) return end(sink, backend.read() ?? undefined, head.status);
     if (exchange.coalesceWrites && !fitsOneRead(head.headers)) coalesceWrites(backend, sink);
-    return await stream(backend, sink, head.status);
-  } catch (err) {
-    // Nothing has been sent yet: the client gets the S3 error for what went wrong.
-    const { status } = await writeResponse(exchange, gateway.failure(err, exchange.request));
-    return { status, error: err };
+    return stream(backend, sink, head.status);
   }
+
+  failed(result: ExchangeResult, error: unknown): ExchangeResult {
+    return { status: result.status, error };
+  }
+}
+
+const NODE_RUNTIME = new NodeRuntime();
+
+export function execute(gateway: Gateway, exchange: NodeExchange): Promise<ExchangeResult> {
+  return runDispatch(gateway, exchange, NODE_RUNTIME);
 }
 
 /**

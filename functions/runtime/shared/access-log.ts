@@ -1,5 +1,5 @@
 import type { ProxyRequest } from '../../core/http';
-import type { ExchangeResult } from '../node/executor';
+import type { ExchangeResult } from './dispatch';
 
 /**
  * One JSON access-log line per request, the same on every Node runtime. It names the request, never its

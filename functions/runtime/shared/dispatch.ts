@@ -1,0 +1,74 @@
+import type { Gateway } from '../../core/gateway';
+import {
+  isProxyResponse,
+  type BackendRequest,
+  type Dispatch,
+  type ProxyRequest,
+  type ProxyResponse,
+  type ReadonlyHeaders,
+  type ResponseHead,
+} from '../../core/http';
+
+/** How an exchange ended, for the access log: the status sent, and what went wrong if anything did. */
+export interface ExchangeResult {
+  readonly status: number;
+  readonly error?: unknown;
+}
+
+/** One client exchange as a runtime holds it: the request, and whatever its primitives need to serve it. */
+export interface ClientExchange {
+  readonly request: ProxyRequest;
+}
+
+/**
+ * What a runtime does for the dispatch loop, each on its own platform. `X` is one client exchange, `B` a
+ * backend's answer with its body unread, `R` what running a dispatch yields to the runtime's adapter.
+ * Implemented once per runtime (a class or a constant, never an object per request: its methods are then
+ * one hidden class for every call).
+ */
+export interface DispatchRuntime<X extends ClientExchange, B, R> {
+  /** Reads at most `maxBytes` of the client's body; undefined when it is larger. */
+  collectBody(exchange: X, maxBytes: number): Promise<Uint8Array | undefined>;
+  /** Executes a Forward's request; resolves with the backend's answer once its head has arrived. */
+  forward(exchange: X, request: BackendRequest): Promise<B>;
+  /** The backend answer's status, for the Forward's `respond`. */
+  backendStatus(backend: B): number;
+  /** The backend answer's headers, for the Forward's `respond`. */
+  backendHeaders(backend: B): ReadonlyHeaders;
+  /** Drops the backend's body: the client gets a response the core built instead. */
+  discard(backend: B): void;
+  /** Sends a response the core built. */
+  respond(exchange: X, response: ProxyResponse): R | Promise<R>;
+  /** Sends `head` to the client, then the backend's body. */
+  stream(exchange: X, backend: B, head: ResponseHead): R | Promise<R>;
+  /** What sending the S3 error for a failure yielded (`result`), reporting `error` as what went wrong. */
+  failed(result: R, error: unknown): R;
+}
+
+/**
+ * Runs the core's dispatch for one request to its end, the same on every runtime: NeedsBody collects at most
+ * `maxBytes` of the client's body and asks again (larger is the core's `tooLarge`); Response is sent; Forward
+ * goes to the backend and its answer is mapped by `respond`, either streamed back or replaced by the core's
+ * response (a backend error as S3 XML). Any failure before the client got anything becomes the core's S3
+ * error (`gateway.failure`).
+ */
+export async function runDispatch<X extends ClientExchange, B, R>(gateway: Gateway, exchange: X, runtime: DispatchRuntime<X, B, R>): Promise<R> {
+  let dispatch: Dispatch = await gateway.handle(exchange.request);
+  try {
+    while (dispatch.kind === 'needs-body') {
+      const body = await runtime.collectBody(exchange, dispatch.maxBytes);
+      dispatch = body === undefined ? dispatch.tooLarge() : await dispatch.withBody(body);
+    }
+    if (dispatch.kind === 'response') return await runtime.respond(exchange, dispatch.response);
+    const backend = await runtime.forward(exchange, dispatch.request);
+    const head = dispatch.respond(runtime.backendStatus(backend), runtime.backendHeaders(backend));
+    if (isProxyResponse(head)) {
+      runtime.discard(backend);
+      return await runtime.respond(exchange, head);
+    }
+    return await runtime.stream(exchange, backend, head);
+  } catch (err) {
+    // Nothing has been sent yet: the client gets the S3 error for what went wrong.
+    return runtime.failed(await runtime.respond(exchange, gateway.failure(err, exchange.request)), err);
+  }
+}
