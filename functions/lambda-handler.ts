@@ -10,17 +10,18 @@ import { resolveEnvironment, ssmParameterReader } from './runtime/lambda/environ
 import { streamingHandler } from './runtime/lambda/streaming';
 import { describeError, logEvent } from './runtime/shared/access-log';
 import { useNodeChecksums } from './runtime/node/checksums';
-import { nodeBackendClient } from './runtime/node/backend';
+import { nodeBackend } from './runtime/node/backend';
+import type { NodeGateway } from './runtime/node/executor';
 import { withSessionKey } from './runtime/shared/session-key';
 
-let gateway: Promise<Gateway> | undefined;
+let gateway: Promise<NodeGateway> | undefined;
 
 /**
  * Builds the gateway once per cold start: secrets from SSM, then the validated configuration. A failure is
  * logged (never a value: ConfigError names variables and fields only) and retried by the next invocation,
  * so a transient SSM error does not poison the sandbox.
  */
-export function coldStart(): Promise<Gateway> {
+export function coldStart(): Promise<NodeGateway> {
   gateway ??= build().catch((err: unknown) => {
     gateway = undefined;
     console.error(JSON.stringify({ time: new Date().toISOString(), message: 'cold start failed', error: err instanceof ConfigError ? err.message : describeError(err) }));
@@ -29,13 +30,14 @@ export function coldStart(): Promise<Gateway> {
   return gateway;
 }
 
-async function build(): Promise<Gateway> {
+async function build(): Promise<NodeGateway> {
   const env = await resolveEnvironment(process.env, ssmParameterReader());
   // The stack always provisions SESSION_TOKEN_KEY; without it (a hand-made deployment, the local front) each
   // execution environment seals with its own key and says so, exactly as the Node server does per process.
   const { config } = withSessionKey(loadConfig(env), (line) => console.error(line));
   useNodeChecksums();
-  return new Gateway(config, { client: nodeBackendClient, log: logEvent });
+  const backend = nodeBackend({ idleTimeoutMs: Number(env.GATEWAY_IDLE_TIMEOUT_MS) || undefined });
+  return { gateway: new Gateway(config, { client: backend.client, log: logEvent }), backend };
 }
 
 export const handler = awslambda.streamifyResponse(streamingHandler(coldStart));

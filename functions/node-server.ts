@@ -13,7 +13,7 @@ import { loadConfig } from './runtime/node/config-file';
 import { sessionUnsealer } from './core/sts';
 import { logEvent } from './runtime/shared/access-log';
 import { useNodeChecksums } from './runtime/node/checksums';
-import { nodeBackendClient, useBackendBuffers } from './runtime/node/backend';
+import { nodeBackend, type NodeBackend } from './runtime/node/backend';
 import { createServer } from './runtime/node/listener';
 import { withSessionKey } from './runtime/shared/session-key';
 
@@ -53,16 +53,18 @@ export function streamBufferBytes(env: NodeJS.ProcessEnv): number {
 export interface RunningServer {
   readonly url: string;
   readonly server: Server;
+  /** The backend connections the server forwards on. */
+  readonly backend: NodeBackend;
   readonly close: () => Promise<void>;
 }
 
 export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
   const { config, key } = withSessionKey(loadConfig(env), (line) => console.error(line));
   const bufferBytes = streamBufferBytes(env);
-  useBackendBuffers(bufferBytes);
+  const backend = nodeBackend({ bufferBytes, idleTimeoutMs: Number(env.GATEWAY_IDLE_TIMEOUT_MS) || undefined });
   useNodeChecksums();
-  const gateway = new Gateway(config, { client: nodeBackendClient, unseal: sessionUnsealer(key), log: logEvent });
-  const server = createServer(gateway, { bufferBytes });
+  const gateway = new Gateway(config, { client: backend.client, unseal: sessionUnsealer(key), log: logEvent });
+  const server = createServer({ gateway, backend }, { bufferBytes });
   server.keepAliveTimeout = 65_000;
   const host = env.HOST || '127.0.0.1';
   const port = Number(env.PORT || 8080);
@@ -77,7 +79,7 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<Runni
       server.close(() => resolve());
       server.closeIdleConnections();
     });
-  return { url, server, close };
+  return { url, server, backend, close };
 }
 
 if (require.main === module) {

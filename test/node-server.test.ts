@@ -7,7 +7,6 @@ import type { AddressInfo, Socket } from 'node:net';
 import { getDefaultHighWaterMark, Readable } from 'node:stream';
 import { ConfigError } from '../functions/core/config/parse';
 import { NODE_SERVER_FLAGS, serve, streamBufferBytes } from '../functions/node-server';
-import { sendNode } from '../functions/runtime/node/backend';
 import { runGatewayExpectingFailure } from './support/gateway';
 
 describe('Node server entry: how it is started', () => {
@@ -58,7 +57,7 @@ describe('Node server entry: GATEWAY_STREAM_BUFFER_BYTES', () => {
       expect(answer.status).toBe(200);
       expect(await client).toEqual([262144, 262144]);
       // The gateway's own backend connections, through the same pool.
-      const direct = await sendNode({ method: 'GET', url: `${backendUrl}/b/k`, headers: {}, body: null }, () => Readable.from([]));
+      const direct = await gateway.backend.send({ method: 'GET', url: `${backendUrl}/b/k`, headers: {}, body: null }, () => Readable.from([]));
       direct.resume();
       expect(direct.readableHighWaterMark).toBe(262144);
       expect(getDefaultHighWaterMark(false)).toBe(16 * 1024);

@@ -1,17 +1,19 @@
 import type { LambdaFunctionURLEvent, StreamifyHandler } from 'aws-lambda';
 import { Readable, type Writable } from 'node:stream';
 import { S3Error } from '../../core/errors';
-import type { Gateway } from '../../core/gateway';
 import type { ProxyRequest } from '../../core/http';
 import { errorResponse, newRequestId } from '../../core/responses';
 import { accessLogLine } from '../shared/access-log';
 import { eventBody, toProxyRequest } from './event';
 import { openResponse } from './response';
-import { execute } from '../node/executor';
+import { execute, type NodeGateway } from '../node/executor';
 import { onAbort } from '../node/backend';
 
-/** Resolves the gateway built at cold start (configuration, keys and caches live as long as the sandbox). */
-export type GatewayLoader = () => Promise<Gateway>;
+/**
+ * Resolves the gateway and backend connections built at cold start (configuration, keys, caches and pooled
+ * connections live as long as the sandbox).
+ */
+export type GatewayLoader = () => Promise<NodeGateway>;
 
 /**
  * The Function URL adapter: the event becomes a ProxyRequest, the shared Node executor runs the dispatch
@@ -24,7 +26,7 @@ export function streamingHandler(
 ): StreamifyHandler<LambdaFunctionURLEvent, void> {
   return async (event, responseStream, context) => {
     const started = performance.now();
-    const gateway = await load();
+    const { gateway, backend } = await load();
     const abort = abortWhenGone(responseStream);
     const body = eventBody(event);
     let request: ProxyRequest;
@@ -38,6 +40,7 @@ export function streamingHandler(
     let sink: Writable | undefined;
     const result = await execute(gateway, {
       request,
+      backend,
       whenClientGone: (cancel) => onAbort(abort.signal, cancel),
       body: () => Readable.from(body.length > 0 ? [body] : []),
       start: (status, headers) => (sink = openResponse(responseStream, status, headers)),

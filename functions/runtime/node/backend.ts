@@ -8,77 +8,106 @@ import type { WireResponse } from './http1/response';
 import { NodeHeaders } from './headers';
 
 /** Idle time on a backend socket, or of a streamed upload body, after which the request fails. */
-const IDLE_TIMEOUT_MS = Number(process.env.GATEWAY_IDLE_TIMEOUT_MS) || 120_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
-/**
- * Backend requests from Node runtimes go through the keep-alive HTTP/1.1 client of http1-client.ts: measured
- * here, global fetch costs 2-3x the CPU of node:http per small request (platform.md), and node:http copies
- * every body chunk that the client hands on as slices (a 1 MiB GET: 1,080 against 786 µs of CPU).
- */
-function keepAlivePool(bufferBytes?: number): Http1Pool {
-  // Retire idle pooled sockets before common server keep-alive timeouts (Node servers: 5 s) close them, so
-  // a request is not written onto a socket the backend is closing at that moment.
-  return new Http1Pool({ bufferBytes, idleMs: 4_000, maxIdlePerOrigin: 64 });
-}
-let pool = keepAlivePool();
-
-/**
- * Sizes the buffers of the backend connections opened from now on: how much of a body each holds before it
- * pushes back on its source. Node's 16 KiB unless a runtime calls this at start-up (the Node server does).
- */
-export function useBackendBuffers(bytes: number): void {
-  pool = keepAlivePool(bytes);
+export interface NodeBackendOptions {
+  /**
+   * How much of a body each backend connection holds before it pushes back on its source.
+   * @default Node's 16 KiB (the Node server passes GATEWAY_STREAM_BUFFER_BYTES)
+   */
+  readonly bufferBytes?: number;
+  /**
+   * Idle time on a backend socket, or of a streamed upload body, after which the request fails.
+   * @default 120 000 ms (GATEWAY_IDLE_TIMEOUT_MS)
+   */
+  readonly idleTimeoutMs?: number;
 }
 
-/**
- * Sends one backend request. `body` is the client's body as a Node stream when the request says `'client'`.
- * Resolves with the response head once it arrives; the body is left unread. Transport failures reject with
- * an S3Error (503 unreachable, 504 timed out); a body stream that errors aborts the request first, so the
- * backend never commits a partial object, and its error is the rejection.
- */
-export function sendNode(
-  request: BackendRequest,
-  clientBody: () => Readable,
-  whenGone?: (abort: () => void) => void,
-): Promise<WireResponse> {
-  const wire = wireRequest(request);
-  const body = request.body;
-  const streamed = body !== undefined && body !== null && !(body instanceof Uint8Array);
-  return new Promise((resolve, reject) => {
-    let bodyError: unknown;
-    let gone = false;
-    let stalledBody: (() => S3Error | undefined) | undefined;
-    const exchange = pool.send(wire, body instanceof Uint8Array ? body : undefined, streamed, IDLE_TIMEOUT_MS, {
-      response: resolve,
-      timeout: () => exchange.destroy(stalledBody?.() ?? new S3Error('GatewayTimeout', 'The backend did not answer in time')),
-      error: (err) => {
-        if (bodyError !== undefined) reject(bodyError);
-        else if (err instanceof S3Error || gone) reject(err);
-        else reject(new S3Error('ServiceUnavailable', 'The backend is unreachable'));
-      },
-    });
-    whenGone?.(() => {
-      gone = true;
-      exchange.destroy(new Error('The client went away'));
-    });
-    if (!streamed) return;
-    const source = body === 'client' ? clientBody() : Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
-    source.on('error', (err) => {
-      bodyError = err;
-      exchange.destroy(err);
-    });
-    stalledBody = watchBodyProgress(source, exchange);
-    exchange.sendBody(source);
-  });
+/** A Node runtime's backend side: its keep-alive connections, for Forwards and for the core's own requests. */
+export interface NodeBackend {
+  /**
+   * Sends one backend request. `body` is the client's body as a Node stream when the request says
+   * `'client'`. Resolves with the response head once it arrives; the body is left unread. Transport failures
+   * reject with an S3Error (503 unreachable, 504 timed out); a body stream that errors aborts the request
+   * first, so the backend never commits a partial object, and its error is the rejection.
+   */
+  send(request: BackendRequest, clientBody: () => Readable, whenGone?: (abort: () => void) => void): Promise<WireResponse>;
+  /** A BackendClient for the core, on the same connections; the core never streams the client's body through it. */
+  readonly client: BackendClient;
 }
 
 /**
- * Fails an upload whose body stops moving for IDLE_TIMEOUT_MS before the backend answers. The socket's own
+ * Backend requests from Node runtimes go through the keep-alive HTTP/1.1 client of http1/: measured here,
+ * global fetch costs 2-3x the CPU of node:http per small request (platform.md), and node:http copies every
+ * body chunk that the client hands on as slices (a 1 MiB GET: 1,080 against 786 µs of CPU). Each runtime
+ * builds one at start-up and hands it to the gateway (`client`) and to its executor (`send`).
+ */
+export function nodeBackend(options: NodeBackendOptions = {}): NodeBackend {
+  return new PooledBackend(options.bufferBytes, options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS);
+}
+
+class PooledBackend implements NodeBackend {
+  private readonly pool: Http1Pool;
+  readonly client: BackendClient;
+
+  constructor(
+    bufferBytes: number | undefined,
+    private readonly idleTimeoutMs: number,
+  ) {
+    // Retire idle pooled sockets before common server keep-alive timeouts (Node servers: 5 s) close them, so
+    // a request is not written onto a socket the backend is closing at that moment.
+    this.pool = new Http1Pool({ bufferBytes, idleMs: 4_000, maxIdlePerOrigin: 64 });
+    this.client = async (request, signal) => {
+      const res = await this.send(request, () => Readable.from([]), signal && ((abort) => onAbort(signal, abort)));
+      return {
+        status: res.statusCode ?? 502,
+        headers: NodeHeaders.fromIncoming(res.headers),
+        body: Readable.toWeb(res) as unknown as ReadableStream<Uint8Array>,
+      };
+    };
+  }
+
+  send(request: BackendRequest, clientBody: () => Readable, whenGone?: (abort: () => void) => void): Promise<WireResponse> {
+    const wire = wireRequest(request);
+    const body = request.body;
+    const streamed = body !== undefined && body !== null && !(body instanceof Uint8Array);
+    const idleTimeoutMs = this.idleTimeoutMs;
+    return new Promise((resolve, reject) => {
+      let bodyError: unknown;
+      let gone = false;
+      let stalledBody: (() => S3Error | undefined) | undefined;
+      const exchange = this.pool.send(wire, body instanceof Uint8Array ? body : undefined, streamed, idleTimeoutMs, {
+        response: resolve,
+        timeout: () => exchange.destroy(stalledBody?.() ?? new S3Error('GatewayTimeout', 'The backend did not answer in time')),
+        error: (err) => {
+          if (bodyError !== undefined) reject(bodyError);
+          else if (err instanceof S3Error || gone) reject(err);
+          else reject(new S3Error('ServiceUnavailable', 'The backend is unreachable'));
+        },
+      });
+      whenGone?.(() => {
+        gone = true;
+        exchange.destroy(new Error('The client went away'));
+      });
+      if (!streamed) return;
+      const source = body === 'client' ? clientBody() : Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
+      source.on('error', (err) => {
+        bodyError = err;
+        exchange.destroy(err);
+      });
+      stalledBody = watchBodyProgress(source, exchange, idleTimeoutMs);
+      exchange.sendBody(source);
+    });
+  }
+}
+
+/**
+ * Fails an upload whose body stops moving for `idleTimeoutMs` before the backend answers. The socket's own
  * idle timeout does not fire while a write is pending, so a backend that stops reading (a full store) or a
  * client that stops sending would otherwise hold the request forever. Which side stalled decides the answer:
  * the backend not draining is 504, the client not sending is S3's 400 RequestTimeout.
  */
-function watchBodyProgress(source: Readable, exchange: Exchange): () => S3Error | undefined {
+function watchBodyProgress(source: Readable, exchange: Exchange, idleTimeoutMs: number): () => S3Error | undefined {
   let last = Date.now();
   let sent = false;
   let timer: NodeJS.Timeout | undefined;
@@ -90,10 +119,10 @@ function watchBodyProgress(source: Readable, exchange: Exchange): () => S3Error 
   // Stopped once the body has all been sent, so it only fires on a stall.
   const check = (): void => {
     const idle = Date.now() - last;
-    if (idle < IDLE_TIMEOUT_MS) timer = setTimeout(check, IDLE_TIMEOUT_MS - idle);
+    if (idle < idleTimeoutMs) timer = setTimeout(check, idleTimeoutMs - idle);
     else exchange.destroy(stalled());
   };
-  timer = setTimeout(check, IDLE_TIMEOUT_MS);
+  timer = setTimeout(check, idleTimeoutMs);
   source.on('data', () => (last = Date.now()));
   const stop = (): void => clearTimeout(timer);
   source.once('end', () => {
@@ -111,16 +140,6 @@ export function wireRequest(request: BackendRequest): WireRequest {
   const { protocol, hostname, port, path } = url;
   return { protocol, hostname, port, path, method: request.method, headers: headerList(request, url) };
 }
-
-/** A BackendClient for the core, built on sendNode; the core never streams the client's body through it. */
-export const nodeBackendClient: BackendClient = async (request, signal) => {
-  const res = await sendNode(request, () => Readable.from([]), signal && ((abort) => onAbort(signal, abort)));
-  return {
-    status: res.statusCode ?? 502,
-    headers: NodeHeaders.fromIncoming(res.headers),
-    body: Readable.toWeb(res) as unknown as ReadableStream<Uint8Array>,
-  };
-};
 
 /** Runs `abort` when `signal` aborts (at once if it already has). */
 export function onAbort(signal: AbortSignal, abort: () => void): void {

@@ -5,7 +5,7 @@ import type { HeaderMap, BackendRequest, ProxyRequest, ProxyResponse, ReadonlyHe
 import { runDispatch, type DispatchRuntime, type ExchangeResult } from '../shared/dispatch';
 import type { WireResponse } from './http1/response';
 import { NodeHeaders } from './headers';
-import { sendNode } from './backend';
+import type { NodeBackend } from './backend';
 
 /**
  * Executes the core's dispatch on a Node runtime. Shared by the native server and the Lambda handler, which
@@ -13,6 +13,8 @@ import { sendNode } from './backend';
  */
 export interface NodeExchange {
   readonly request: ProxyRequest;
+  /** Where Forwards go. */
+  readonly backend: NodeBackend;
   /** The client's body as a Node stream (opened once). */
   readonly body: () => Readable;
   /**
@@ -26,6 +28,12 @@ export interface NodeExchange {
   readonly coalesceWrites?: boolean;
 }
 
+/** What a Node runtime builds at start-up: the gateway, and the backend connections its Forwards go out on. */
+export interface NodeGateway {
+  readonly gateway: Gateway;
+  readonly backend: NodeBackend;
+}
+
 /** The dispatch loop's primitives on Node streams and the HTTP/1.1 backend client. Stateless: one for all. */
 class NodeRuntime implements DispatchRuntime<NodeExchange, WireResponse, ExchangeResult> {
   collectBody(exchange: NodeExchange, maxBytes: number): Promise<Uint8Array | undefined> {
@@ -33,7 +41,7 @@ class NodeRuntime implements DispatchRuntime<NodeExchange, WireResponse, Exchang
   }
 
   forward(exchange: NodeExchange, request: BackendRequest): Promise<WireResponse> {
-    return sendNode(request, exchange.body, exchange.whenClientGone);
+    return exchange.backend.send(request, exchange.body, exchange.whenClientGone);
   }
 
   backendStatus(backend: WireResponse): number {

@@ -1,10 +1,9 @@
 import http from 'node:http';
 import { Readable } from 'node:stream';
-import type { Gateway } from '../../core/gateway';
 import type { HeaderMap, ProxyRequest, ReadonlyHeaders } from '../../core/http';
 import { newRequestId } from '../../core/responses';
 import { accessLogLine, batchedStdout } from '../shared/access-log';
-import { execute } from './executor';
+import { execute, type NodeGateway } from './executor';
 import { NodeHeaders } from './headers';
 
 export interface ServerOptions {
@@ -16,7 +15,7 @@ export interface ServerOptions {
 /**
  * The native server adapter: IncomingMessage in, the core's dispatch executed, one JSON access-log line out.
  */
-export function createServer(gateway: Gateway, { bufferBytes, log = batchedStdout() }: ServerOptions = {}): http.Server {
+export function createServer({ gateway, backend }: NodeGateway, { bufferBytes, log = batchedStdout() }: ServerOptions = {}): http.Server {
   return http.createServer({ highWaterMark: bufferBytes }, (req, res) => {
     const started = performance.now();
     // The client is gone when the response closes unfinished. Listeners on the response, and an
@@ -29,6 +28,7 @@ export function createServer(gateway: Gateway, { bufferBytes, log = batchedStdou
     const request = toProxyRequest(req, whenClientGone);
     execute(gateway, {
       request,
+      backend,
       whenClientGone,
       coalesceWrites: true,
       body: () => req,

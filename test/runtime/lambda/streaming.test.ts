@@ -2,7 +2,7 @@ import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { parseConfig } from '../../../functions/core/config/parse';
 import { Gateway } from '../../../functions/core/gateway';
 import { streamingHandler } from '../../../functions/runtime/lambda/streaming';
-import { nodeBackendClient } from '../../../functions/runtime/node/backend';
+import { nodeBackend } from '../../../functions/runtime/node/backend';
 import { installAwsLambda, invoke, streamifyResponse, type LocalResponseStream } from '../../../scripts/lambda-local/awslambda';
 
 /**
@@ -49,8 +49,9 @@ function event(overrides: Partial<LambdaFunctionURLEvent> & { method?: string } 
 /** Runs one invocation and splits what the stream carried into prelude and body. */
 async function run(e: LambdaFunctionURLEvent): Promise<{ prelude: { statusCode: number; headers: Record<string, string> }; body: string; logs: string[] }> {
   const logs: string[] = [];
-  const gateway = new Gateway(parseConfig(CONFIG), { client: nodeBackendClient });
-  const handler = streamifyResponse(streamingHandler(async () => gateway, (line) => logs.push(line)));
+  const backend = nodeBackend();
+  const gateway = new Gateway(parseConfig(CONFIG), { client: backend.client });
+  const handler = streamifyResponse(streamingHandler(async () => ({ gateway, backend }), (line) => logs.push(line)));
   const stream: LocalResponseStream = invoke(handler, e);
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { getDefaultHighWaterMark, Readable } from 'node:stream';
 import type { BackendRequest } from '../../../functions/core/http';
 import type { WireResponse } from '../../../functions/runtime/node/http1/response';
-import { headerList, sendNode, splitUrl, useBackendBuffers, wireRequest } from '../../../functions/runtime/node/backend';
+import { headerList, nodeBackend, splitUrl, wireRequest, type NodeBackend } from '../../../functions/runtime/node/backend';
 import { keepsOneHiddenClass } from '../../support/hidden-class';
 
 describe('Node backend requests: the URL and headers that go on the wire', () => {
@@ -49,6 +49,7 @@ describe('Node backend requests: the URL and headers that go on the wire', () =>
   });
 
   describe('against a listening server', () => {
+    const backend = nodeBackend();
     let server: http.Server;
     let base: string;
     const seen: Array<{ method?: string; url?: string; httpVersion?: string; rawHeaders: string[] }> = [];
@@ -65,7 +66,7 @@ describe('Node backend requests: the URL and headers that go on the wire', () =>
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     it('GIVEN a GET THEN the backend sees HTTP/1.1 (persistent), the raw path, the headers given and host', async () => {
-      const res = await sendNode({ method: 'GET', url: `${base}/b/a/../k%2F?x=1`, headers: { 'if-match': '"e"' }, body: null }, () => Readable.from([]));
+      const res = await backend.send({ method: 'GET', url: `${base}/b/a/../k%2F?x=1`, headers: { 'if-match': '"e"' }, body: null }, () => Readable.from([]));
       res.resume();
       expect(res.statusCode).toBe(200);
       const last = seen[seen.length - 1];
@@ -75,14 +76,14 @@ describe('Node backend requests: the URL and headers that go on the wire', () =>
 
     it('GIVEN a header value with a line break THEN the request is refused before anything is sent', async () => {
       const before = seen.length;
-      await expect(sendNode({ method: 'GET', url: `${base}/b/k`, headers: { 'x-amz-meta-a': 'a\r\nx: y' }, body: null }, () => Readable.from([]))).rejects.toThrow(
+      await expect(backend.send({ method: 'GET', url: `${base}/b/k`, headers: { 'x-amz-meta-a': 'a\r\nx: y' }, body: null }, () => Readable.from([]))).rejects.toThrow(
         /Invalid character in header content/,
       );
       expect(seen).toHaveLength(before);
     });
 
     it('GIVEN a PUT without a body (a copy) THEN it goes out with a zero length, not chunked', async () => {
-      const res = await sendNode({ method: 'PUT', url: `${base}/b/k`, headers: { 'x-amz-copy-source': '/b/s' }, body: null }, () => Readable.from([]));
+      const res = await backend.send({ method: 'PUT', url: `${base}/b/k`, headers: { 'x-amz-copy-source': '/b/s' }, body: null }, () => Readable.from([]));
       res.resume();
       const raw = seen[seen.length - 1].rawHeaders.map((h) => h.toLowerCase());
       expect(raw).toEqual(expect.arrayContaining(['content-length', '0']));
@@ -90,19 +91,17 @@ describe('Node backend requests: the URL and headers that go on the wire', () =>
     });
 
     it('GIVEN a body of known length THEN it is sent with that content-length', async () => {
-      const res = await sendNode({ method: 'PUT', url: `${base}/b/k`, headers: { 'content-length': '3' }, body: new Uint8Array([1, 2, 3]) }, () => Readable.from([]));
+      const res = await backend.send({ method: 'PUT', url: `${base}/b/k`, headers: { 'content-length': '3' }, body: new Uint8Array([1, 2, 3]) }, () => Readable.from([]));
       res.resume();
       expect(seen[seen.length - 1].rawHeaders).toEqual(expect.arrayContaining(['content-length', '3']));
     });
 
-    // Last: it changes the process's backend connections for every spec after it.
-    it('GIVEN useBackendBuffers THEN connections opened afterwards hold that much; before it, Node\'s default', async () => {
-      const get = (): Promise<WireResponse> => sendNode({ method: 'GET', url: `${base}/b/k`, headers: {}, body: null }, () => Readable.from([]));
-      const before = await get();
+    it('GIVEN bufferBytes THEN the backend\'s connections hold that much; without, Node\'s default', async () => {
+      const get = (backend: NodeBackend): Promise<WireResponse> => backend.send({ method: 'GET', url: `${base}/b/k`, headers: {}, body: null }, () => Readable.from([]));
+      const before = await get(nodeBackend());
       before.resume();
       expect(before.readableHighWaterMark).toBe(getDefaultHighWaterMark(false));
-      useBackendBuffers(256 * 1024);
-      const after = await get();
+      const after = await get(nodeBackend({ bufferBytes: 256 * 1024 }));
       after.resume();
       expect(after.readableHighWaterMark).toBe(262144);
     });
