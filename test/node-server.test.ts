@@ -5,8 +5,7 @@ import { join, resolve } from 'node:path';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getDefaultHighWaterMark, Readable } from 'node:stream';
-import { ConfigError } from '../functions/core/config/parse';
-import { NODE_SERVER_FLAGS, serve, streamBufferBytes } from '../functions/node-server';
+import { NODE_SERVER_FLAGS, serve } from '../functions/node-server';
 import { runGatewayExpectingFailure } from './support/gateway';
 
 describe('Node server entry: how it is started', () => {
@@ -24,20 +23,6 @@ describe('Node server entry: how it is started', () => {
 });
 
 describe('Node server entry: GATEWAY_STREAM_BUFFER_BYTES', () => {
-  it('GIVEN nothing set THEN 1 MiB per connection', () => {
-    expect(streamBufferBytes({})).toBe(1024 * 1024);
-    expect(streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: '' })).toBe(1024 * 1024);
-  });
-
-  it('GIVEN a whole number of bytes THEN that', () => {
-    expect(streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: '65536' })).toBe(65536);
-  });
-
-  it.each(['abc', '1.5', '-1', '1024', '1e400'])('GIVEN %p THEN the configuration is refused', (value) => {
-    expect(() => streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: value })).toThrow(ConfigError);
-    expect(() => streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: value })).toThrow(/GATEWAY_STREAM_BUFFER_BYTES must be a whole number of bytes, at least 16384/);
-  });
-
   const config = '[[buckets]]\nname = "b"\nbackend_type = "s3"\nanonymous_access = true\n[buckets.backend_options]\nendpoint = "http://127.0.0.1:9"\nbucket_name = "b"\n';
 
   it('GIVEN the server starts THEN its client and backend connections hold that much, and other streams Node\'s default', async () => {

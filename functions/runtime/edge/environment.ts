@@ -21,12 +21,3 @@ export function edgeEnvironment(bindings: EdgeBindings): Environment {
   }
   return environment;
 }
-
-/**
- * The TOML configuration: the `CONFIG_TOML` binding when it is set (a secret or variable holding the whole
- * file, so it need not be bundled), else the file bundled at build time (`npm run build:edge` bundles
- * CONFIG_PATH, default proxy.toml).
- */
-export function configText(environment: Environment, bundled: string): string {
-  return environment.CONFIG_TOML || bundled;
-}

@@ -1,26 +1,23 @@
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import type { Environment } from '../../core/config/parse';
-
-/**
- * Settings a deployed function receives indirectly: for each, `NAME_PARAMETER` holds the name of an SSM
- * parameter with the value. The keys are SecureStrings written by the stack's key generator (CloudFormation
- * cannot create SecureStrings, and the values must stay out of the template); the issuer is a String written
- * once the function URL exists (a function cannot take its own URL as an environment variable).
- */
-export const PARAMETER_BACKED = ['OIDC_PROVIDER_KEY', 'SESSION_TOKEN_KEY', 'OIDC_PROVIDER_ISSUER'] as const;
+import type { LambdaSettings } from '../shared/settings';
 
 /** Reads one parameter's (decrypted) value; rejects naming the parameter, never showing a value. */
 export type ParameterReader = (name: string) => Promise<string>;
 
 /**
- * Assembles the environment record once per cold start: a variable set directly wins over its
- * `_PARAMETER`, and every named parameter is read (in parallel) before the configuration is parsed.
+ * Assembles the environment record once per cold start. Settings a deployed function receives indirectly
+ * come from SSM: for each, `NAME_PARAMETER` holds the name of a parameter with the value (`parameters`, as
+ * the settings reader validated them). The keys are SecureStrings written by the stack's key generator
+ * (CloudFormation cannot create SecureStrings, and the values must stay out of the template); the issuer is
+ * a String written once the function URL exists (a function cannot take its own URL as an environment
+ * variable). A variable set directly wins over its parameter, and every named parameter is read (in
+ * parallel) before the configuration is parsed.
  */
-export async function resolveEnvironment(env: Environment, read: ParameterReader): Promise<Environment> {
+export async function resolveEnvironment(env: Environment, parameters: LambdaSettings['parameters'], read: ParameterReader): Promise<Environment> {
   const resolved: Record<string, string | undefined> = { ...env };
   await Promise.all(
-    PARAMETER_BACKED.map(async (variable) => {
-      const parameter = env[`${variable}_PARAMETER`];
+    Object.entries(parameters).map(async ([variable, parameter]) => {
       if (env[variable] || !parameter) return;
       resolved[variable] = await read(parameter);
     }),

@@ -5,10 +5,8 @@ import type { Exchange } from './http1/exchange';
 import { Http1Pool } from './http1/pool';
 import type { WireRequest } from './http1/request-head';
 import type { WireResponse } from './http1/response';
+import { DEFAULT_IDLE_TIMEOUT_MS } from '../shared/settings';
 import { NodeHeaders } from './headers';
-
-/** Idle time on a backend socket, or of a streamed upload body, after which the request fails. */
-export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
 export interface NodeBackendOptions {
   /**

@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, parseConfig, type Environment } from '../../core/config/parse';
 import type { Config } from '../../core/config/types';
 
-/** Reads and validates the configuration file; the one place a Node runtime touches CONFIG_PATH. */
-export function loadConfig(env: Environment = process.env): Config {
-  const path = env.CONFIG_PATH || 'proxy.toml';
+/**
+ * Reads and validates the configuration file at `path` (CONFIG_PATH), with `env` for the core's settings and
+ * the names `{ env = "NAME" }` refers to. A file that cannot be read is a ConfigError naming it.
+ */
+export function loadConfig(path: string, env: Environment): Config {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

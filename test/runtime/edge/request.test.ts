@@ -1,4 +1,3 @@
-import { configText, edgeEnvironment } from '../../../functions/runtime/edge/environment';
 import { clientBody, requestTarget, toProxyRequest } from '../../../functions/runtime/edge/request';
 
 describe('edge request translator', () => {
@@ -62,17 +61,5 @@ describe('edge client body', () => {
     const body = clientBody(workerdBody(20, 1000));
     expect(await body.discardRest(5000)).toBe(false);
     expect(await body.discardRest()).toBe(true);
-  });
-});
-
-describe('edge environment', () => {
-  it('GIVEN bindings THEN every string binding is an environment variable, other bindings are not', () => {
-    expect(edgeEnvironment({ SESSION_TOKEN_KEY: 'k', MAX_UPLOAD_BYTES: '10', CACHE: { get: () => null }, COUNT: 3 })).toEqual({ SESSION_TOKEN_KEY: 'k', MAX_UPLOAD_BYTES: '10' });
-  });
-
-  it('GIVEN CONFIG_TOML THEN it wins over the bundled file; without it the bundled file is read', () => {
-    expect(configText({ CONFIG_TOML: '[[buckets]]' }, 'bundled')).toBe('[[buckets]]');
-    expect(configText({}, 'bundled')).toBe('bundled');
-    expect(configText({ CONFIG_TOML: '' }, 'bundled')).toBe('bundled');
   });
 });

@@ -1,8 +1,15 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
-import { resolveEnvironment, ssmParameterReader } from '../../../functions/runtime/lambda/environment';
+import type { Environment } from '../../../functions/core/config/parse';
+import { resolveEnvironment, ssmParameterReader, type ParameterReader } from '../../../functions/runtime/lambda/environment';
+import { readLambdaSettings } from '../../../functions/runtime/shared/settings';
 import { startFakeSsm, type FakeSsm } from '../../support/fake-ssm';
 
 /** The environment record a cold start assembles before parseConfig sees it. */
+
+/** As the cold start resolves it: the parameter names the settings reader found, then their values. */
+function resolve(env: Environment, read: ParameterReader): Promise<Environment> {
+  return resolveEnvironment(env, readLambdaSettings(env).parameters, read);
+}
 
 const PEM = '-----BEGIN PRIVATE KEY-----\nMIIE...\n-----END PRIVATE KEY-----\n';
 const SESSION_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -10,7 +17,7 @@ const SESSION_KEY = Buffer.alloc(32, 7).toString('base64');
 describe('resolveEnvironment', () => {
   test('GIVEN *_PARAMETER names WHEN resolved THEN each value is read from its parameter', async () => {
     const read = jest.fn(async (name: string) => ({ '/gw/oidc': PEM, '/gw/session': SESSION_KEY, '/gw/issuer': 'https://abc.lambda-url.eu-west-1.on.aws/' })[name] ?? '');
-    const env = await resolveEnvironment(
+    const env = await resolve(
       { CONFIG_PATH: 'proxy.toml', OIDC_PROVIDER_KEY_PARAMETER: '/gw/oidc', SESSION_TOKEN_KEY_PARAMETER: '/gw/session', OIDC_PROVIDER_ISSUER_PARAMETER: '/gw/issuer' },
       read,
     );
@@ -20,19 +27,19 @@ describe('resolveEnvironment', () => {
 
   test('GIVEN a variable set directly WHEN resolved THEN it wins and its parameter is not read', async () => {
     const read = jest.fn(async () => 'from-ssm');
-    const env = await resolveEnvironment({ SESSION_TOKEN_KEY: SESSION_KEY, SESSION_TOKEN_KEY_PARAMETER: '/gw/session' }, read);
+    const env = await resolve({ SESSION_TOKEN_KEY: SESSION_KEY, SESSION_TOKEN_KEY_PARAMETER: '/gw/session' }, read);
     expect(env.SESSION_TOKEN_KEY).toBe(SESSION_KEY);
     expect(read).not.toHaveBeenCalled();
   });
 
   test('GIVEN no parameters WHEN resolved THEN nothing is read and the record is unchanged', async () => {
     const read = jest.fn(async () => 'x');
-    expect(await resolveEnvironment({ PORT: '1' }, read)).toEqual({ PORT: '1' });
+    expect(await resolve({ PORT: '1' }, read)).toEqual({ PORT: '1' });
     expect(read).not.toHaveBeenCalled();
   });
 
   test('GIVEN a parameter that cannot be read WHEN resolved THEN the cold start fails', async () => {
-    await expect(resolveEnvironment({ SESSION_TOKEN_KEY_PARAMETER: '/gw/session' }, async () => Promise.reject(new Error('nope')))).rejects.toThrow('nope');
+    await expect(resolve({ SESSION_TOKEN_KEY_PARAMETER: '/gw/session' }, async () => Promise.reject(new Error('nope')))).rejects.toThrow('nope');
   });
 });
 
