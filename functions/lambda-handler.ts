@@ -8,7 +8,7 @@ import { ConfigError } from './core/config/parse';
 import { resolveEnvironment, ssmParameterReader } from './runtime/lambda/environment';
 import { streamingHandler } from './runtime/lambda/streaming';
 import { nodeBackend } from './runtime/node/backend';
-import { useNodeChecksums } from './runtime/node/checksums';
+import { nodeCrc32 } from './runtime/node/checksums';
 import { loadConfig } from './runtime/node/config-file';
 import type { NodeGateway } from './runtime/node/executor';
 import { describeError, logEvent } from './runtime/shared/access-log';
@@ -29,10 +29,9 @@ async function build(): Promise<NodeGateway> {
   const settings = readLambdaSettings(env);
   const config = loadConfig(settings.configPath, await resolveEnvironment(env, settings.parameters, ssmParameterReader()));
   const backend = nodeBackend({ idleTimeoutMs: settings.idleTimeoutMs });
-  useNodeChecksums();
   // The stack always provisions SESSION_TOKEN_KEY; without it (a hand-made deployment, the local front) each
   // execution environment seals with its own key and says so, exactly as the Node server does per process.
-  const gateway = newGateway(config, { client: backend.client, log: logEvent }, (line) => console.error(line));
+  const gateway = newGateway(config, { client: backend.client, log: logEvent, crc32: nodeCrc32() }, (line) => console.error(line));
   return { gateway, backend };
 }
 

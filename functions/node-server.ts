@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, type Environment } from './core/config/parse';
 import { nodeBackend, type NodeBackend } from './runtime/node/backend';
-import { useNodeChecksums } from './runtime/node/checksums';
+import { nodeCrc32 } from './runtime/node/checksums';
 import { loadConfig } from './runtime/node/config-file';
 import { createServer } from './runtime/node/listener';
 import { logEvent } from './runtime/shared/access-log';
@@ -38,8 +38,7 @@ export async function serve(env: Environment = processEnvironment()): Promise<Ru
   const settings = readNodeServerSettings(env);
   const bufferBytes = settings.streamBufferBytes;
   const backend = nodeBackend({ bufferBytes, idleTimeoutMs: settings.idleTimeoutMs });
-  useNodeChecksums();
-  const gateway = newGateway(loadConfig(settings.configPath, env), { client: backend.client, log: logEvent }, (line) => console.error(line));
+  const gateway = newGateway(loadConfig(settings.configPath, env), { client: backend.client, log: logEvent, crc32: nodeCrc32() }, (line) => console.error(line));
   const server = createServer({ gateway, backend }, { bufferBytes });
   server.keepAliveTimeout = 65_000;
   const { host, port } = settings;

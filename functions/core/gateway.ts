@@ -1,5 +1,6 @@
 import { isAllowed, isAllowedSomewhere } from './authorization';
 import { createStore } from './backends';
+import { useNativeCrc32, type NativeCrc32 } from './checksums';
 import type { ObjectStore } from './backends/store';
 import { ConfigError } from './config/parse';
 import type { Action, Bucket, Config, S3Backend, S3BackendAuth, StaticKeys } from './config/types';
@@ -50,6 +51,8 @@ export interface GatewayDeps {
   readonly tokenExchange?: TokenExchange;
   /** Structured events (token-service exchanges and their failures); never tokens, secrets or keys. */
   readonly log?: Log;
+  /** The platform's native CRC-32 for uploads' checksums (see `useNativeCrc32`); without it, tables. */
+  readonly crc32?: NativeCrc32;
 }
 
 /**
@@ -76,6 +79,7 @@ export class Gateway {
     deps: GatewayDeps,
   ) {
     this.now = deps.now ?? Date.now;
+    if (deps.crc32) useNativeCrc32(deps.crc32);
     this.createdAt = new Date(this.now()).toISOString();
     this.identityProvider = readIdentityProvider(config.settings);
     if (this.identityProvider) {

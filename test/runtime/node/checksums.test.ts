@@ -3,11 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
 import { Crc32, useNativeCrc32 } from '../../../functions/core/checksums';
+import { parseConfig } from '../../../functions/core/config/parse';
+import { Gateway } from '../../../functions/core/gateway';
 import { serve } from '../../../functions/node-server';
-import { useNodeChecksums } from '../../../functions/runtime/node/checksums';
+import { nodeBackend } from '../../../functions/runtime/node/backend';
+import { nodeCrc32 } from '../../../functions/runtime/node/checksums';
 import { installAwsLambda } from '../../../scripts/lambda-local/awslambda';
 
 /** The Node runtimes verify CRC32 trailers with zlib's native CRC instead of the core's tables. */
+const CONFIG = '[[buckets]]\nname = "b"\nbackend_type = "s3"\n[buckets.backend_options]\nendpoint = "http://127.0.0.1:9"\nbucket_name = "b"\n';
+
 describe('Node checksums', () => {
   let spy: jest.SpyInstance;
 
@@ -27,10 +32,10 @@ describe('Node checksums', () => {
     return digest.value();
   }
 
-  it('GIVEN useNodeChecksums THEN CRC32 digests go through zlib.crc32, with the same values', () => {
+  it('GIVEN a gateway built with the Node CRC-32 THEN CRC32 digests go through zlib.crc32, with the same values', () => {
     expect(crc('123456789')).toBe(0xcbf43926);
     expect(spy).not.toHaveBeenCalled();
-    useNodeChecksums();
+    new Gateway(parseConfig(CONFIG), { client: nodeBackend().client, crc32: nodeCrc32() });
     expect(crc('123456789')).toBe(0xcbf43926);
     expect(spy).toHaveBeenCalled();
   });
@@ -39,7 +44,7 @@ describe('Node checksums', () => {
   async function withConfig(use: (env: Record<string, string>) => Promise<void>): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), 'node-checksums-'));
     const config = join(dir, 'proxy.toml');
-    writeFileSync(config, '[[buckets]]\nname = "b"\nbackend_type = "s3"\n[buckets.backend_options]\nendpoint = "http://127.0.0.1:9"\nbucket_name = "b"\n');
+    writeFileSync(config, CONFIG);
     try {
       await use({ CONFIG_PATH: config, SESSION_TOKEN_KEY: Buffer.alloc(32, 1).toString('base64') });
     } finally {
