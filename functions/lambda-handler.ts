@@ -11,7 +11,8 @@ import { nodeBackend } from './runtime/node/backend';
 import { nodeCrc32 } from './runtime/node/checksums';
 import { loadConfig } from './runtime/node/config-file';
 import type { NodeGateway } from './runtime/node/executor';
-import { describeError, logEvent } from './runtime/shared/access-log';
+import { logEvent } from './runtime/node/stdout';
+import { describeError } from './runtime/shared/access-log';
 import { lazyGateway, newGateway } from './runtime/shared/lazy-gateway';
 import { processEnvironment, readLambdaSettings } from './runtime/shared/settings';
 

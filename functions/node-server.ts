@@ -12,7 +12,7 @@ import { nodeBackend, type NodeBackend } from './runtime/node/backend';
 import { nodeCrc32 } from './runtime/node/checksums';
 import { loadConfig } from './runtime/node/config-file';
 import { createServer } from './runtime/node/listener';
-import { logEvent } from './runtime/shared/access-log';
+import { logEvent } from './runtime/node/stdout';
 import { newGateway } from './runtime/shared/lazy-gateway';
 import { processEnvironment, readNodeServerSettings } from './runtime/shared/settings';
 

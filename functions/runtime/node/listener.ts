@@ -2,9 +2,10 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import type { HeaderMap, ProxyRequest, ReadonlyHeaders } from '../../core/http';
 import { newRequestId } from '../../core/responses';
-import { accessLogLine, batchedStdout } from '../shared/access-log';
+import { accessLogLine } from '../shared/access-log';
 import { execute, type NodeGateway } from './executor';
 import { NodeHeaders } from './headers';
+import { batchedStdout } from './stdout';
 
 export interface ServerOptions {
   /** How much of a body each client connection holds before it pushes back; unset, Node's 16 KiB. */
