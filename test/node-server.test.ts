@@ -58,3 +58,12 @@ describe('Node server entry: GATEWAY_STREAM_BUFFER_BYTES', () => {
     expect(output).toContain('GATEWAY_STREAM_BUFFER_BYTES must be a whole number of bytes');
   });
 });
+
+describe('Node server entry: its settings', () => {
+  it('GIVEN GATEWAY_IDLE_TIMEOUT_MS that is no duration THEN the server does not start, naming the variable', async () => {
+    const config = '[[buckets]]\nname = "b"\nbackend_type = "s3"\n[buckets.backend_options]\nendpoint = "http://127.0.0.1:9"\nbucket_name = "b"\n';
+    const { code, output } = await runGatewayExpectingFailure('node', { config, env: { GATEWAY_IDLE_TIMEOUT_MS: '2m' } });
+    expect(code).toBe(1);
+    expect(output).toContain('GATEWAY_IDLE_TIMEOUT_MS must be a whole number of milliseconds');
+  });
+});

@@ -9,6 +9,9 @@ import {
   type ResponseHead,
 } from '../../core/http';
 
+/** What the loop asks of the core: a dispatch per request, and the S3 error for a failure. */
+export type Dispatcher = Pick<Gateway, 'handle' | 'failure'>;
+
 /** How an exchange ended, for the access log: the status sent, and what went wrong if anything did. */
 export interface ExchangeResult {
   readonly status: number;
@@ -52,7 +55,7 @@ export interface DispatchRuntime<X extends ClientExchange, B, R> {
  * response (a backend error as S3 XML). Any failure before the client got anything becomes the core's S3
  * error (`gateway.failure`).
  */
-export async function runDispatch<X extends ClientExchange, B, R>(gateway: Gateway, exchange: X, runtime: DispatchRuntime<X, B, R>): Promise<R> {
+export async function runDispatch<X extends ClientExchange, B, R>(gateway: Dispatcher, exchange: X, runtime: DispatchRuntime<X, B, R>): Promise<R> {
   let dispatch: Dispatch = await gateway.handle(exchange.request);
   try {
     while (dispatch.kind === 'needs-body') {
