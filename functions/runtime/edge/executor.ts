@@ -16,11 +16,13 @@ export interface EdgeExchange {
   readonly settled: Promise<ExchangeResult>;
 }
 
-/** One request on the edge, as the dispatch loop's primitives need it. */
-interface EdgeCall {
-  readonly request: ProxyRequest;
-  readonly clientBody: () => ReadableStream<Uint8Array> | null;
-  readonly fetcher: Fetch | undefined;
+/** One request on the edge, as the dispatch loop's primitives need it (a class: one hidden class for all). */
+class EdgeCall {
+  constructor(
+    readonly request: ProxyRequest,
+    readonly clientBody: () => ReadableStream<Uint8Array> | null,
+    readonly fetcher: Fetch | undefined,
+  ) {}
 }
 
 /** The dispatch loop's primitives on web streams and `fetch`. Stateless: one for all. */
@@ -70,7 +72,7 @@ export function execute(
   clientBody: () => ReadableStream<Uint8Array> | null,
   fetcher?: Fetch,
 ): Promise<EdgeExchange> {
-  return runDispatch(gateway, { request, clientBody, fetcher }, EDGE_RUNTIME);
+  return runDispatch(gateway, new EdgeCall(request, clientBody, fetcher), EDGE_RUNTIME);
 }
 
 type EdgeResponseInit = ResponseInit & {

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { ChunkSink } from './chunked';
 import { listen } from './listeners';
 import type { WireResponse } from './response';
-import { type BodyFraming, parseResponseHead } from './response-head';
+import { type BodyFraming, type HeadReceiver, parseResponseHead } from './response-head';
 import { ProtocolError } from './syntax';
 
 /** What an exchange reports: exactly one of response or error for the head; body events go to the response. */
@@ -19,7 +19,7 @@ const CRLF_CRLF = Buffer.from('\r\n\r\n');
 const NO_BODY: BodyFraming = { kind: 'none' };
 
 /** One request and its answer on one connection. */
-export class Exchange implements ChunkSink {
+export class Exchange implements ChunkSink, HeadReceiver {
   private head: Buffer | undefined;
   private response: WireResponse | undefined;
   private framing: BodyFraming = NO_BODY;
@@ -124,17 +124,17 @@ export class Exchange implements ChunkSink {
         this.head = buffered;
         return undefined;
       }
-      const head = parseResponseHead(buffered.toString('latin1', 0, end), this.method, this.socket.readableHighWaterMark);
+      const final = parseResponseHead(buffered.toString('latin1', 0, end), this.method, this.socket.readableHighWaterMark, this);
       buffered = buffered.subarray(end + 4);
       // 1xx answers (100 Continue) precede the real one.
-      if (head === undefined) continue;
+      if (!final) continue;
       this.head = undefined;
-      this.announce(head.response, head.framing, head.keepAlive);
       return buffered;
     }
   }
 
-  private announce(response: WireResponse, framing: BodyFraming, keepAlive: boolean): void {
+  /** The answer's head has arrived: hand the response on, and finish at once if it has no body. */
+  announce(response: WireResponse, framing: BodyFraming, keepAlive: boolean): void {
     this.keepAlive = keepAlive;
     this.framing = framing;
     this.response = response;
