@@ -4,10 +4,10 @@ import { S3Error } from '../../core/errors';
 import type { ProxyRequest } from '../../core/http';
 import { errorResponse, newRequestId } from '../../core/responses';
 import { accessLogLine } from '../shared/access-log';
+import { onAbort } from '../node/backend';
+import { execute, type NodeGateway } from '../node/executor';
 import { eventBody, toProxyRequest } from './event';
 import { openResponse } from './response';
-import { execute, type NodeGateway } from '../node/executor';
-import { onAbort } from '../node/backend';
 
 /**
  * Resolves the gateway and backend connections built at cold start (configuration, keys, caches and pooled
@@ -17,7 +17,7 @@ export type GatewayLoader = () => Promise<NodeGateway>;
 
 /**
  * The Function URL adapter: the event becomes a ProxyRequest, the shared Node executor runs the dispatch
- * (Forward goes to the backend with node:http and its body is piped into the response stream), and one
+ * (Forward goes to the backend on its HTTP/1.1 client and its body is piped into the response stream), and one
  * access-log line is written. Decides nothing itself.
  */
 export function streamingHandler(

@@ -1,7 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Gateway } from '../../core/gateway';
-import type { HeaderMap, BackendRequest, ProxyRequest, ProxyResponse, ReadonlyHeaders, ResponseHead } from '../../core/http';
+import type { BackendRequest, HeaderMap, ProxyRequest, ProxyResponse, ReadonlyHeaders, ResponseHead } from '../../core/http';
 import { runDispatch, type DispatchRuntime, type ExchangeResult } from '../shared/dispatch';
 import type { WireResponse } from './http1/response';
 import { NodeHeaders } from './headers';
@@ -75,6 +75,7 @@ class NodeRuntime implements DispatchRuntime<NodeExchange, WireResponse, Exchang
 
 const NODE_RUNTIME = new NodeRuntime();
 
+/** Runs the dispatch for one request to its end (shared/dispatch.ts) on Node streams. */
 export function execute(gateway: Gateway, exchange: NodeExchange): Promise<ExchangeResult> {
   return runDispatch(gateway, exchange, NODE_RUNTIME);
 }
