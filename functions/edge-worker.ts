@@ -7,36 +7,28 @@
  */
 import bundledConfig from 'gateway:config';
 import { ConfigError, parseConfig } from './core/config/parse';
-import { Gateway } from './core/gateway';
-import { describeError } from './runtime/access-log';
-import { configText, edgeEnvironment, type EdgeBindings } from './runtime/edge-environment';
-import { fetchBackendClient } from './runtime/edge-fetch';
-import { edgeHandler } from './runtime/edge-handler';
-import { withSessionKey } from './runtime/session-key';
-
-let gateway: Promise<Gateway> | undefined;
+import { edgeEnvironment, type EdgeBindings } from './runtime/edge/environment';
+import { fetchBackendClient } from './runtime/edge/fetch';
+import { edgeHandler, type EdgeGateway } from './runtime/edge/handler';
+import { describeError } from './runtime/shared/access-log';
+import { lazyGateway, newGateway } from './runtime/shared/lazy-gateway';
+import { readEdgeSettings } from './runtime/shared/settings';
 
 /**
  * The isolate's gateway, built on its first request (a Worker's global scope may not generate keys or do
- * I/O, and its bindings arrive with the request) and kept for every later one: the STS JWKS cache and the
- * backend credential cache of `auth_type = "oidc"` buckets live as long as the isolate. A failure is logged
- * and retried by the next request.
+ * I/O, and its bindings arrive with the request) and kept for every later one. A failure is logged and
+ * retried by the next request; a ConfigError lists every problem, one per line, as the Node server prints it.
  */
-function isolateGateway(bindings: EdgeBindings): Promise<Gateway> {
-  gateway ??= build(bindings).catch((err: unknown) => {
-    gateway = undefined;
-    // A ConfigError lists every problem, one per line, as the Node server prints it; it names fields, never values.
-    console.error(err instanceof ConfigError ? err.message : JSON.stringify({ time: new Date().toISOString(), message: 'gateway start failed', error: describeError(err) }));
-    throw err;
-  });
-  return gateway;
-}
+const isolateGateway = lazyGateway(build, (err) =>
+  console.error(err instanceof ConfigError ? err.message : JSON.stringify({ time: new Date().toISOString(), message: 'gateway start failed', error: describeError(err) })),
+);
 
-async function build(bindings: EdgeBindings): Promise<Gateway> {
+async function build(bindings: EdgeBindings): Promise<EdgeGateway> {
   const environment = edgeEnvironment(bindings);
-  const parsed = parseConfig(configText(environment, bundledConfig), environment);
-  const { config } = withSessionKey(parsed, (line) => console.error(line), 'isolate');
-  return new Gateway(config, { client: fetchBackendClient(), log: (event) => console.log(JSON.stringify({ time: new Date().toISOString(), ...event })) });
+  const { configText, idleTimeoutMs } = readEdgeSettings(environment, bundledConfig);
+  const log = (event: Readonly<Record<string, unknown>>): void => console.log(JSON.stringify({ time: new Date().toISOString(), ...event }));
+  const gateway = newGateway(parseConfig(configText, environment), { client: fetchBackendClient(), log }, (line) => console.error(line), 'isolate');
+  return { gateway, idleTimeoutMs };
 }
 
 export default { fetch: edgeHandler(isolateGateway) };

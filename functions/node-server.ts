@@ -1,9 +1,9 @@
 /**
- * `npm run serve`: the gateway on node:http. Reads CONFIG_PATH (default proxy.toml), HOST (default
- * 127.0.0.1), PORT (default 8080) and the spec's SESSION_TOKEN_KEY, OIDC_PROVIDER_KEY,
- * OIDC_PROVIDER_ISSUER and MAX_UPLOAD_BYTES (and the OIDC_PROVIDER_CERT / _PREVIOUS_* / session settings of
- * docs/oidc-provider.md), GATEWAY_STREAM_BUFFER_BYTES and GATEWAY_DRAIN_TIMEOUT_MS. Refuses to start on an invalid
- * configuration, including an unusable OIDC provider key.
+ * `npm run serve`: the gateway on node:http. Reads HOST (default 127.0.0.1), PORT (default 8080), CONFIG_PATH
+ * (default proxy.toml), GATEWAY_IDLE_TIMEOUT_MS, GATEWAY_STREAM_BUFFER_BYTES and GATEWAY_DRAIN_TIMEOUT_MS
+ * (runtime/shared/settings.ts), and the spec's SESSION_TOKEN_KEY, OIDC_PROVIDER_KEY, OIDC_PROVIDER_ISSUER and
+ * MAX_UPLOAD_BYTES (and the OIDC_PROVIDER_CERT / _PREVIOUS_* / session settings of docs/oidc-provider.md).
+ * Refuses to start on an invalid setting or configuration, including an unusable OIDC provider key.
  *
  * On SIGTERM (or SIGINT) it drains: `/.health` answers 503, the listening socket closes, keep-alive clients are
  * told to close, and requests in flight finish for up to GATEWAY_DRAIN_TIMEOUT_MS; then it exits 0. A second
@@ -11,16 +11,15 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Gateway } from './core/gateway';
-import { ConfigError } from './core/config/parse';
-import { loadConfig } from './runtime/load-config';
-import { sessionUnsealer } from './core/sts';
-import { logEvent } from './runtime/access-log';
-import { useNodeChecksums } from './runtime/node-checksums';
-import { nodeBackendClient, useBackendBuffers } from './runtime/node-http';
-import { drainTimeoutMs, ServerDrain, type DrainOutcome } from './runtime/node-drain';
-import { createServer } from './runtime/node-server';
-import { withSessionKey } from './runtime/session-key';
+import { ConfigError, type Environment } from './core/config/parse';
+import { nodeBackend, type NodeBackend } from './runtime/node/backend';
+import { nodeCrc32 } from './runtime/node/checksums';
+import { loadConfig } from './runtime/node/config-file';
+import { ServerDrain, type DrainOutcome } from './runtime/node/drain';
+import { createServer } from './runtime/node/listener';
+import { logEvent } from './runtime/node/stdout';
+import { newGateway } from './runtime/shared/lazy-gateway';
+import { processEnvironment, readNodeServerSettings } from './runtime/shared/settings';
 
 /**
  * V8 flags to run this server with (`npm run serve`, containers: `node --initial-old-space-size=64
@@ -32,32 +31,11 @@ import { withSessionKey } from './runtime/session-key';
  */
 export const NODE_SERVER_FLAGS: readonly string[] = ['--initial-old-space-size=64'];
 
-/**
- * How much of a body each connection, client or backend, holds before it pushes back on its source: 1 MiB
- * unless GATEWAY_STREAM_BUFFER_BYTES says otherwise (Envoy's default per-connection buffer limit). With Node's
- * own 16 KiB a large body stops and restarts its source every few reads. Measured on 1 MiB GETs at
- * concurrency 8: a fifth less CPU per GET (A/B, alternating order) and 14% more throughput in the bench; the
- * RSS growth of a 1 GiB GET unchanged (40-46 MB against 42-45 in fresh processes; 35-48 in the e2e spec).
- * The cost is memory for slow clients: one whose backend sends faster than it reads holds up to twice this.
- * Only the connections: every other stream keeps Node's default (setting it process-wide moved no more and
- * once took the e2e spec's RSS growth to 66 MB).
- */
-export const DEFAULT_STREAM_BUFFER_BYTES = 1024 * 1024;
-
-export function streamBufferBytes(env: NodeJS.ProcessEnv): number {
-  const raw = env.GATEWAY_STREAM_BUFFER_BYTES;
-  if (raw === undefined || raw === '') return DEFAULT_STREAM_BUFFER_BYTES;
-  const bytes = Number(raw);
-  if (!Number.isSafeInteger(bytes) || bytes < 16 * 1024) {
-    const problem = `GATEWAY_STREAM_BUFFER_BYTES must be a whole number of bytes, at least 16384 (got "${raw}")`;
-    throw new ConfigError([problem]);
-  }
-  return bytes;
-}
-
 export interface RunningServer {
   readonly url: string;
   readonly server: Server;
+  /** The backend connections the server forwards on. */
+  readonly backend: NodeBackend;
   /** Stops at once, ending idle connections (tests, the local front): no drain. */
   readonly close: () => Promise<void>;
   /**
@@ -71,18 +49,15 @@ export interface RunningServer {
   readonly drainTimeoutMs: number;
 }
 
-export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
-  const { config, key } = withSessionKey(loadConfig(env), (line) => console.error(line));
-  const bufferBytes = streamBufferBytes(env);
-  const graceMs = drainTimeoutMs(env);
-  useBackendBuffers(bufferBytes);
-  useNodeChecksums();
-  const gateway = new Gateway(config, { client: nodeBackendClient, unseal: sessionUnsealer(key), log: logEvent });
+export async function serve(env: Environment = processEnvironment()): Promise<RunningServer> {
+  const settings = readNodeServerSettings(env);
+  const bufferBytes = settings.streamBufferBytes;
+  const backend = nodeBackend({ bufferBytes, idleTimeoutMs: settings.idleTimeoutMs });
+  const gateway = newGateway(loadConfig(settings.configPath, env), { client: backend.client, log: logEvent, crc32: nodeCrc32() }, (line) => console.error(line));
   const drain = new ServerDrain();
-  const server = createServer(gateway, { bufferBytes, drain });
+  const server = createServer({ gateway, backend }, { bufferBytes, drain });
   server.keepAliveTimeout = 65_000;
-  const host = env.HOST || '127.0.0.1';
-  const port = Number(env.PORT || 8080);
+  const { host, port } = settings;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, resolve);
@@ -96,9 +71,9 @@ export async function serve(env: NodeJS.ProcessEnv = process.env): Promise<Runni
     });
   const startDrain = (): Promise<DrainOutcome> => {
     gateway.startDraining();
-    return drain.start(server, graceMs);
+    return drain.start(server, settings.drainTimeoutMs);
   };
-  return { url, server, close, drain: startDrain, cut: () => drain.cut(), drainTimeoutMs: graceMs };
+  return { url, server, backend, close, drain: startDrain, cut: () => drain.cut(), drainTimeoutMs: settings.drainTimeoutMs };
 }
 
 function logLine(fields: Readonly<Record<string, unknown>>): void {

@@ -11,9 +11,9 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { join } from 'node:path';
 import { ConfigError } from './core/config/parse';
 import { serve, type RunningServer } from './node-server';
-import { describeError } from './runtime/access-log';
-import { resolveEnvironment, ssmParameterReader } from './runtime/lambda-environment';
-import { parseHttpEndpoint } from './runtime/web-function-endpoint';
+import { resolveEnvironment, ssmParameterReader } from './runtime/lambda/environment';
+import { describeError } from './runtime/shared/access-log';
+import { processEnvironment, readWebFunctionSettings } from './runtime/shared/settings';
 
 /**
  * After SIGTERM Lambda gives the process at most a second before it ends the environment; requests still in
@@ -22,11 +22,10 @@ import { parseHttpEndpoint } from './runtime/web-function-endpoint';
 const SHUTDOWN_GRACE_MS = 900;
 
 /** Reads the parameters, then listens. Lambda requires the listen within 10 s of the start (init). */
-async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
-  const { host, port } = parseHttpEndpoint(env.AWS_LAMBDA_HTTP_ENDPOINT);
-  const region = env.PARAMETER_REGION || undefined;
-  const resolved = await resolveEnvironment(env, ssmParameterReader(() => new SSMClient({ region })));
-  return serve({ ...resolved, CONFIG_PATH: resolved.CONFIG_PATH || join(__dirname, 'proxy.toml'), HOST: host, PORT: String(port) });
+async function start(env = processEnvironment()): Promise<RunningServer> {
+  const { listen, parameters, parameterRegion } = readWebFunctionSettings(env);
+  const resolved = await resolveEnvironment(env, parameters, ssmParameterReader(() => new SSMClient({ region: parameterRegion })));
+  return serve({ ...resolved, CONFIG_PATH: resolved.CONFIG_PATH || join(__dirname, 'proxy.toml'), HOST: listen.host, PORT: String(listen.port) });
 }
 
 /**
@@ -36,7 +35,7 @@ async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningServe
 start().then(
   ({ server, close }) => {
     // Not the Node server's `url`: the endpoint's domain, not this address, is what clients use.
-    console.error(JSON.stringify({ time: new Date().toISOString(), message: 'gateway listening', httpEndpoint: process.env.AWS_LAMBDA_HTTP_ENDPOINT, runtime: 'web function' }));
+    console.error(JSON.stringify({ time: new Date().toISOString(), message: 'gateway listening', httpEndpoint: processEnvironment().AWS_LAMBDA_HTTP_ENDPOINT, runtime: 'web function' }));
     process.once('SIGTERM', () => {
       console.error(JSON.stringify({ time: new Date().toISOString(), message: 'SIGTERM: draining connections' }));
       const timer = setTimeout(() => {

@@ -7,21 +7,20 @@
  */
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../functions/core/config/parse';
-import { idleTimeoutMs } from '../functions/core/streams';
+import { processEnvironment, readLambdaSettings, readListenSettings } from '../functions/runtime/shared/settings';
 import { installAwsLambda } from './lambda-local/awslambda';
 import { createFunctionUrlServer } from './lambda-local/function-url';
 
 async function main(): Promise<void> {
   // The runtime defines the global before it loads the handler module, which uses it at load time.
   installAwsLambda();
+  const { host, port } = readListenSettings(processEnvironment());
   const lambda = await import('../functions/lambda-handler');
   // Lambda would fail the first invocation; locally the front refuses to start, like the Node server.
   await lambda.coldStart();
   // The front's wait for a stalled body follows the gateway's idle timeout here (on AWS: the platform's own).
-  const server = createFunctionUrlServer(lambda.handler, { bodyIdleTimeoutMs: idleTimeoutMs(process.env.GATEWAY_IDLE_TIMEOUT_MS) });
+  const server = createFunctionUrlServer(lambda.handler, { bodyIdleTimeoutMs: readLambdaSettings(processEnvironment()).idleTimeoutMs });
   server.keepAliveTimeout = 65_000;
-  const host = process.env.HOST || '127.0.0.1';
-  const port = Number(process.env.PORT || 8080);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, resolve);

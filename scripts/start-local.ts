@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { signRequest } from '../functions/core/sigv4';
-import { sendNode } from '../functions/runtime/node-http';
+import { nodeBackend } from '../functions/runtime/node/backend';
 import { serve } from '../functions/node-server';
 import { startS3rver, type S3rver } from './s3rver';
 import { Readable } from 'node:stream';
@@ -27,7 +27,7 @@ async function seed(backend: S3rver): Promise<void> {
     service: 's3',
     now: Date.now(),
   });
-  const res = await sendNode({ method: 'PUT', url, headers, body }, () => Readable.from([]));
+  const res = await nodeBackend().send({ method: 'PUT', url, headers, body }, () => Readable.from([]));
   res.resume();
   if (res.statusCode !== 200) throw new Error(`seeding hello.txt failed with ${res.statusCode}`);
 }

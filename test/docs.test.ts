@@ -317,7 +317,7 @@ describe('What the docs test reads', () => {
   });
 
   it('GIVEN globs, alternatives and placeholders THEN a path exists when at least one file matches', () => {
-    expect(repoPathExists('functions/runtime/node-*.ts')).toBe(true);
+    expect(repoPathExists('functions/runtime/node/*.ts')).toBe(true);
     expect(repoPathExists('bench/results/latest.{md,json}')).toBe(true);
     expect(repoPathExists('functions/core/backends/<type>.ts')).toBe(true);
     expect(repoPathExists('functions/runtime/nowhere-*.ts')).toBe(false);

@@ -5,9 +5,7 @@ import { join, resolve } from 'node:path';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { getDefaultHighWaterMark, Readable } from 'node:stream';
-import { ConfigError } from '../functions/core/config/parse';
-import { NODE_SERVER_FLAGS, serve, streamBufferBytes } from '../functions/node-server';
-import { sendNode } from '../functions/runtime/node-http';
+import { NODE_SERVER_FLAGS, serve } from '../functions/node-server';
 import { runGatewayExpectingFailure } from './support/gateway';
 
 describe('Node server entry: how it is started', () => {
@@ -25,20 +23,6 @@ describe('Node server entry: how it is started', () => {
 });
 
 describe('Node server entry: GATEWAY_STREAM_BUFFER_BYTES', () => {
-  it('GIVEN nothing set THEN 1 MiB per connection', () => {
-    expect(streamBufferBytes({})).toBe(1024 * 1024);
-    expect(streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: '' })).toBe(1024 * 1024);
-  });
-
-  it('GIVEN a whole number of bytes THEN that', () => {
-    expect(streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: '65536' })).toBe(65536);
-  });
-
-  it.each(['abc', '1.5', '-1', '1024', '1e400'])('GIVEN %p THEN the configuration is refused', (value) => {
-    expect(() => streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: value })).toThrow(ConfigError);
-    expect(() => streamBufferBytes({ GATEWAY_STREAM_BUFFER_BYTES: value })).toThrow(/GATEWAY_STREAM_BUFFER_BYTES must be a whole number of bytes, at least 16384/);
-  });
-
   const config = '[[buckets]]\nname = "b"\nbackend_type = "s3"\nanonymous_access = true\n[buckets.backend_options]\nendpoint = "http://127.0.0.1:9"\nbucket_name = "b"\n';
 
   it('GIVEN the server starts THEN its client and backend connections hold that much, and other streams Node\'s default', async () => {
@@ -58,7 +42,7 @@ describe('Node server entry: GATEWAY_STREAM_BUFFER_BYTES', () => {
       expect(answer.status).toBe(200);
       expect(await client).toEqual([262144, 262144]);
       // The gateway's own backend connections, through the same pool.
-      const direct = await sendNode({ method: 'GET', url: `${backendUrl}/b/k`, headers: {}, body: null }, () => Readable.from([]));
+      const direct = await gateway.backend.send({ method: 'GET', url: `${backendUrl}/b/k`, headers: {}, body: null }, () => Readable.from([]));
       direct.resume();
       expect(direct.readableHighWaterMark).toBe(262144);
       expect(getDefaultHighWaterMark(false)).toBe(16 * 1024);
@@ -72,5 +56,14 @@ describe('Node server entry: GATEWAY_STREAM_BUFFER_BYTES', () => {
     const { code, output } = await runGatewayExpectingFailure('node', { config, env: { GATEWAY_STREAM_BUFFER_BYTES: 'lots' } });
     expect(code).toBe(1);
     expect(output).toContain('GATEWAY_STREAM_BUFFER_BYTES must be a whole number of bytes');
+  });
+});
+
+describe('Node server entry: its settings', () => {
+  it('GIVEN GATEWAY_IDLE_TIMEOUT_MS that is no duration THEN the server does not start, naming the variable', async () => {
+    const config = '[[buckets]]\nname = "b"\nbackend_type = "s3"\n[buckets.backend_options]\nendpoint = "http://127.0.0.1:9"\nbucket_name = "b"\n';
+    const { code, output } = await runGatewayExpectingFailure('node', { config, env: { GATEWAY_IDLE_TIMEOUT_MS: '2m' } });
+    expect(code).toBe(1);
+    expect(output).toContain('GATEWAY_IDLE_TIMEOUT_MS must be a whole number of milliseconds');
   });
 });

@@ -1,5 +1,6 @@
 import { type Identity, type SessionUnsealer } from './auth/identity';
 import { createStores } from './backends';
+import { useNativeCrc32, type NativeCrc32 } from './checksums';
 import type { Config } from './config/types';
 import type { BackendClient, Dispatch, ProxyRequest, ProxyResponse } from './http';
 import { HEALTH_PATH, healthResponse, type HealthState } from './health';
@@ -32,6 +33,8 @@ export interface GatewayDeps {
   readonly tokenExchange?: TokenExchange;
   /** Structured events (token-service exchanges and their failures); never tokens, secrets or keys. */
   readonly log?: Log;
+  /** The platform's native CRC-32 for uploads' checksums (see `useNativeCrc32`); without it, tables. */
+  readonly crc32?: NativeCrc32;
 }
 
 /**
@@ -54,6 +57,7 @@ export class Gateway {
     deps: GatewayDeps,
   ) {
     const now = deps.now ?? Date.now;
+    if (deps.crc32) useNativeCrc32(deps.crc32);
     const key = config.settings.sessionTokenKey;
     const unseal = deps.unseal ?? (key ? sessionUnsealer(key) : undefined);
     this.identityProvider = readIdentityProvider(config.settings);

@@ -27,15 +27,6 @@ export async function readBounded(body: ReadableStream<Uint8Array> | null, maxBy
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
 
 /**
- * The idle timeout a GATEWAY_IDLE_TIMEOUT_MS value sets, in milliseconds: the default when it is unset,
- * empty or not a positive number. Every runtime reads the variable through this.
- */
-export function idleTimeoutMs(raw: string | undefined): number {
-  const ms = Number(raw);
-  return raw !== undefined && raw !== '' && Number.isFinite(ms) && ms > 0 ? ms : DEFAULT_IDLE_TIMEOUT_MS;
-}
-
-/**
  * A NeedsBody's body, read whole as long as it keeps arriving: at most `maxBytes` (more: `'too-large'`, the
  * rest cancelled), and a body from which nothing arrives for `idleMs` is abandoned as `'stalled'`.
  */

@@ -79,7 +79,9 @@ let nativeCrc32: NativeCrc32 | undefined;
 
 /**
  * Lets a runtime with a native CRC-32 stand in for the tables (Node's zlib one runs several times faster: the
- * CRC was most of an aws-chunked upload's CPU). Undefined restores the tables.
+ * CRC was most of an aws-chunked upload's CPU). Undefined restores the tables. Process-wide, because digests
+ * are made deep in the payload readers: the one caller is the Gateway, with its `crc32` dependency, so a
+ * runtime hands it over like its other abilities.
  */
 export function useNativeCrc32(crc: NativeCrc32 | undefined): void {
   nativeCrc32 = crc;
