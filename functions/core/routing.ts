@@ -15,6 +15,8 @@ export type Operation =
   | { readonly name: 'ListObjects'; readonly bucket: string; readonly version: 1 | 2 }
   | { readonly name: 'ListMultipartUploads'; readonly bucket: string }
   | { readonly name: 'DeleteObjects'; readonly bucket: string }
+  /** A browser form upload: `POST /{bucket}` with a multipart/form-data body holding a signed policy. */
+  | { readonly name: 'PostObject'; readonly bucket: string }
   | { readonly name: 'GetObject' | 'HeadObject'; readonly bucket: string; readonly key: string; readonly versionId?: string }
   | { readonly name: 'PutObject' | 'DeleteObject' | 'CreateMultipartUpload'; readonly bucket: string; readonly key: string }
   | { readonly name: 'CopyObject'; readonly bucket: string; readonly key: string; readonly copySource: string }
@@ -86,6 +88,7 @@ function routeBucket(method: string, bucket: string, query: Query, sub: readonly
   if (method === 'GET' && only('uploads')) return { name: 'ListMultipartUploads', bucket };
   if (method === 'HEAD' && sub.length === 0) return { name: 'HeadBucket', bucket };
   if (method === 'POST' && only('delete')) return { name: 'DeleteObjects', bucket };
+  if (method === 'POST' && sub.length === 0) return { name: 'PostObject', bucket };
   throw notImplemented(describe(method, 'bucket', sub));
 }
 

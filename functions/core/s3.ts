@@ -3,6 +3,7 @@
  * operation), then routed, path-mapped, aimed at its virtual bucket, and handed to its operation, which has
  * it authorized.
  */
+import { pathStylePath, type Addressing } from './addressing';
 import { authenticate, type SessionUnsealer } from './auth/identity';
 import { authorizeListBuckets } from './auth/authorize';
 import type { ObjectStore } from './backends/store';
@@ -37,10 +38,13 @@ export class S3Api {
     if (deps.config.pathMapping) this.paths = new PathMapper(deps.config.pathMapping, deps.config.buckets);
   }
 
-  async dispatch(request: ProxyRequest, query: Query): Promise<Dispatch> {
+  /** @param addressing How the Host addresses the bucket: a virtual-hosted request is routed under its bucket. */
+  async dispatch(request: ProxyRequest, query: Query, addressing?: Addressing): Promise<Dispatch> {
     const { config, now, unseal } = this.deps;
-    const identity = await authenticate(request, config, now(), unseal);
-    const routed = routeS3(request.method, request.rawPath, query, request.headers);
+    // Signatures cover the path as sent; routing (and SigV2's canonical resource) read it path-style.
+    const path = addressing === undefined ? request.rawPath : pathStylePath(request.rawPath, addressing);
+    const identity = await authenticate(request, config, now(), unseal, path);
+    const routed = routeS3(request.method, path, query, request.headers);
     const ctx: RequestContext = { request, query, identity, config, requestId: request.requestId };
     // Path mapping rewrites the routed operation only: the signature was verified over what was sent.
     const mapped = this.paths?.map(routed);

@@ -17,6 +17,7 @@ import { listMultipartUploads } from './list-multipart-uploads';
 import { listObjectsOperation } from './list-objects';
 import { listParts } from './list-parts';
 import type { Handler, S3Services } from './operation';
+import { postObject } from './post-object';
 import { putObject } from './put-object';
 import { uploadPart } from './upload-part';
 
@@ -26,6 +27,7 @@ const OPERATIONS: { readonly [N in BucketOperation['name']]: Handler<N> } = {
   GetObject: getObject,
   HeadObject: getObject,
   PutObject: putObject,
+  PostObject: postObject,
   CopyObject: copyObject,
   DeleteObject: deleteObject,
   DeleteObjects: deleteObjects,
