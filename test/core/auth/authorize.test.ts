@@ -60,9 +60,15 @@ const CASES: ReadonlyArray<readonly [string, Identity, Bucket, readonly string[]
   ['a key on prefix "reports" (covers reports/…, not reportsX)', key([{ bucket: 'data', prefixes: ['reports'], actions: ['get_object'] }]), PRIVATE, ['GetObject']],
   ['a key with get_object only: no version reads', key([{ bucket: 'data', prefixes: [], actions: ['get_object'] }]), PRIVATE, ['GetObject']],
   ['a key with the version action: version reads, GET and HEAD', key([{ bucket: 'data', prefixes: [], actions: ['get_object_version'] }]), PRIVATE, ['GetObject?versionId', 'HeadObject?versionId']],
-  ['a writer without reads', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['put_object', 'upload_part'] }]), PRIVATE, ['PutObject', 'CopyObject', 'UploadPart']],
+  ['a writer without reads', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['put_object', 'upload_part'] }]), PRIVATE, ['PutObject', 'PostObject', 'CopyObject', 'UploadPart']],
   ['an STS session with resolved scopes', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['get_object'] }], true), PUBLIC, ['GetObject']],
   ['an STS session whose {claim} bucket resolved to nothing', key([{ bucket: '', prefixes: [], actions: ALL }], true), PUBLIC, []],
+  [
+    'a SigV2 presigned link signed by a key with every action: object reads only',
+    { ...key([{ bucket: 'data', prefixes: [], actions: ALL }]), sigv2: true },
+    PRIVATE,
+    ['GetObject', 'HeadObject', 'GetObject?versionId', 'HeadObject?versionId'],
+  ],
 ];
 
 describe('authorize: every operation against every kind of caller, on data/reports/q1.csv', () => {
