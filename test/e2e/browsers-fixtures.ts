@@ -34,7 +34,7 @@ secret_access_key = "${b.rgw.secretAccessKey}"
 [[buckets.cors_rules]]
 allowed_origins = ["${pageOrigin}"]
 allowed_methods = ["GET", "HEAD", "PUT", "POST"]
-allowed_headers = ["*"]
+allowed_headers = ["content-type", "range", "x-amz-*"]
 expose_headers = ["ETag", "Content-Range", "x-amz-version-id"]
 max_age_seconds = 60
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AWS_CLIS, PYTHONS, type Keys } from '../support/clients';
 import { startGateway, type RunningGateway } from '../support/gateway';
-import { DOMAIN, UPLOADER, browsersConfig, virtualHostedClient } from './browsers-fixtures';
+import { DOMAIN, UPLOADER, browsersConfig, presignedPost, virtualHostedClient } from './browsers-fixtures';
 import { putDirect, readText, startBackends, type Backends } from './fixtures';
 import { exists } from './write-fixtures';
 
@@ -212,5 +212,97 @@ print(s3.generate_presigned_url('${method}', Params={'Bucket': 'web', 'Key': '${
     expect([res.status, codeIn(res.body)]).toEqual([403, 'AccessDenied']);
     expect(await exists(backends.direct.rgw, 'data', 'browsers/uploads/sigv2-put.txt')).toBe(false);
     expect(await readText(backends.direct.rgw, 'data', 'browsers/uploads/link.txt')).toBe('opened from a link');
+  });
+});
+
+describe('hostile forms and preflights', () => {
+  const BOUNDARY = 'hostile-boundary-3f9a';
+  type Part = readonly [name: string, value: string | Buffer, filename?: string];
+
+  /** A multipart body exactly as given: parts in this order, the file wherever it is put. */
+  const body = (parts: readonly Part[]): Buffer =>
+    Buffer.concat([
+      ...parts.flatMap(([name, value, filename]) => [
+        Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n\r\n`),
+        Buffer.from(value),
+        Buffer.from('\r\n'),
+      ]),
+      Buffer.from(`--${BOUNDARY}--\r\n`),
+    ]);
+
+  const post = async (bucket: string, parts: readonly Part[]): Promise<{ status: number; code?: string; text: string }> => {
+    const res = await fetch(`${gw.endpoint}/${bucket}`, { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body: body(parts) });
+    const text = await res.text();
+    return { status: res.status, code: codeIn(text), text };
+  };
+
+  const signedFields = async (key: string, options: { bucket?: string; maxBytes?: number } = {}): Promise<Part[]> => {
+    const { fields } = await presignedPost(gw.endpoint, UPLOADER, options.bucket ?? 'web', key, { maxBytes: options.maxBytes });
+    return Object.entries(fields).map(([name, value]) => [name, value] as const);
+  };
+
+  it('a form upload to a second S3 backend (s3rver) is stored, and answers 204 with the ETag', async () => {
+    const res = await fetch(`${gw.endpoint}/blobs`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      body: body([...(await signedFields('uploads/form.txt', { bucket: 'blobs' })), ['file', 'to s3rver', 'form.txt']]),
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('etag')).toMatch(/^"/);
+    expect(await readText(backends.direct.s3rver, 'private', 'uploads/form.txt')).toBe('to s3rver');
+  });
+
+  it('a field after a 4 MiB file aborts the backend write mid-stream: nothing is stored', async () => {
+    const parts: Part[] = [...(await signedFields('uploads/late-field.bin', { maxBytes: 8 << 20 })), ['file', Buffer.alloc(4 << 20, 1), 'big.bin'], ['x-ignore-late', 'after the file']];
+    const res = await post('web', parts);
+    expect([res.status, res.code]).toEqual([400, 'MalformedPOSTRequest']);
+    expect(await exists(backends.direct.rgw, 'data', 'browsers/uploads/late-field.bin')).toBe(false);
+  });
+
+  it.each([
+    ['a forged policy (another policy, the same signature)', async (): Promise<Part[]> => {
+      const parts = await signedFields('uploads/forged.txt');
+      const forged = Buffer.from(JSON.stringify({ expiration: '2099-01-01T00:00:00Z', conditions: [['starts-with', '$key', '']] })).toString('base64');
+      return parts.map(([n, v]) => (n === 'Policy' ? [n, forged] : [n, v]));
+    }, 'uploads/forged.txt', 403, 'SignatureDoesNotMatch'],
+    ['a policy reused for another key', async (): Promise<Part[]> => (await signedFields('uploads/one.txt')).map(([n, v]) => (n === 'key' ? [n, 'uploads/two.txt'] : [n, v])), 'uploads/two.txt', 403, 'AccessDenied'],
+    ['a starts-with escape (uploads/../x)', async (): Promise<Part[]> => signedFields('uploads/../escaped.txt'), 'escaped.txt', 400, 'InvalidRequest'],
+    ['an oversized file', async (): Promise<Part[]> => signedFields('uploads/oversized.txt', { maxBytes: 4 }), 'uploads/oversized.txt', 400, 'EntityTooLarge'],
+  ])('%s is refused and stores nothing', async (_, fields, key, status, code) => {
+    const res = await post('web', [...(await fields()), ['file', 'hostile content', 'f.txt']]);
+    expect([res.status, res.code]).toEqual([status, code]);
+    expect(await exists(backends.direct.rgw, 'data', `browsers/${key}`)).toBe(false);
+  });
+
+  it('a policy reused for another bucket is refused', async () => {
+    const res = await post('blobs', [...(await signedFields('uploads/elsewhere.txt')), ['file', 'x', 'f.txt']]);
+    expect([res.status, res.code]).toEqual([403, 'AccessDenied']);
+    expect(await exists(backends.direct.s3rver, 'private', 'uploads/elsewhere.txt')).toBe(false);
+  });
+
+  it('an expired policy is refused', async () => {
+    const { fields } = await (async () => {
+      const { S3Client } = await import('@aws-sdk/client-s3');
+      const { createPresignedPost } = await import('@aws-sdk/s3-presigned-post');
+      const client = new S3Client({ region: 'us-east-1', endpoint: gw.endpoint, forcePathStyle: true, credentials: UPLOADER });
+      try {
+        return await createPresignedPost(client, { Bucket: 'web', Key: 'uploads/expired.txt', Expires: -1 });
+      } finally {
+        client.destroy();
+      }
+    })();
+    const res = await post('web', [...Object.entries(fields), ['file', 'x', 'f.txt']]);
+    expect([res.status, res.code]).toEqual([403, 'AccessDenied']);
+    expect(res.text).toContain('Policy expired');
+  });
+
+  it.each([
+    ['a method no rule allows', { 'access-control-request-method': 'DELETE' }],
+    ['a header no rule allows', { 'access-control-request-method': 'PUT', 'access-control-request-headers': 'x-custom' }],
+  ])('a preflight for %s is 403 AccessForbidden, before any authentication', async (_, headers) => {
+    const res = await fetch(`${gw.endpoint}/web/uploads/a.txt`, { method: 'OPTIONS', headers: { origin: 'http://127.0.0.1:1', ...headers } });
+    expect(res.status).toBe(403);
+    expect(codeIn(await res.text())).toBe('AccessForbidden');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
