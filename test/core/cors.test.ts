@@ -154,4 +154,26 @@ describe('CORS', () => {
       expect(matchRule(rules, 'https://other.test', 'PUT')).toBeUndefined();
     });
   });
+
+  describe('the STS endpoint', () => {
+    const stsConfig = (stsCors: boolean): string => `
+sts_cors = ${stsCors}
+[[cors_rules]]
+allowed_origins = ["${APP}"]
+allowed_methods = ["GET", "POST"]
+`;
+    const call = (g: Gateway): Promise<Dispatch> =>
+      g.handle({ ...request('POST', '/', { origin: APP }), rawQuery: 'Action=GetCallerIdentity&Version=2011-06-15' });
+
+    it('GIVEN sts_cors = true WHEN a page calls STS THEN its answer (here an error) carries the CORS headers', async () => {
+      const res = response(await call(new Gateway(parseConfig(stsConfig(true)), { client: noNetwork })));
+      expect(res.body).toMatch(/<ErrorResponse/);
+      expect(res.headers['access-control-allow-origin']).toBe(APP);
+    });
+
+    it('GIVEN gateway-wide rules without sts_cors WHEN a page calls STS THEN no CORS headers', async () => {
+      const res = response(await call(new Gateway(parseConfig(stsConfig(false)), { client: noNetwork })));
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    });
+  });
 });

@@ -12,8 +12,8 @@ import { exists } from './write-fixtures';
  * A real browser (headless Chromium) on a page from another origin uses the gateway as it would use S3: a
  * presigned PUT, an HTML form built from a presigned POST, a ranged read whose ETag and Content-Range the
  * page may read (exposed by the bucket's CORS rules), a readable refusal for a form over its size range, and
- * nothing at all for an origin no rule allows. On the Node server and the edge worker; virtual-hosted
- * (`web.gw.localhost`, which Chromium resolves itself) on the Node server.
+ * nothing at all for an origin no rule allows; and the same virtual-hosted (`web.gw.localhost`, which
+ * Chromium resolves itself). On the Node server and the edge worker.
  */
 const RUNTIMES_HERE: readonly RuntimeName[] = ['node', 'edge'];
 
@@ -126,23 +126,23 @@ describe.each(RUNTIMES_HERE)('a web page on another origin (%s runtime)', (runti
     expect(await exists(backends.direct.rgw, 'data', `browsers/${key}`)).toBe(false);
   });
 
-  if (runtime === 'node') {
-    it('(f) does all of it virtual-hosted: web.gw.localhost, signed over that Host', async () => {
-      const port = new URL(gw.endpoint).port;
-      const base = `http://web.${DOMAIN}:${port}`;
-      const put = await presignedUrl(base, UPLOADER, 'PUT', `/uploads/${runtime}/virtual.txt`);
-      const get = await presignedUrl(base, UPLOADER, 'GET', `/uploads/${runtime}/virtual.txt`);
-      const result = await page.evaluate(
-        async ({ put, get }) => {
-          const stored = await fetch(put, { method: 'PUT', body: 'virtual-hosted' });
-          const read = await fetch(get, { headers: { range: 'bytes=0-6' } });
-          return { put: stored.status, status: read.status, range: read.headers.get('content-range'), text: await read.text() };
-        },
-        { put, get },
-      );
-      expect(result).toEqual({ put: 200, status: 206, range: 'bytes 0-6/14', text: 'virtual' });
-    });
+  it('(f) reads and writes virtual-hosted: web.gw.localhost, signed over that Host', async () => {
+    const port = new URL(gw.endpoint).port;
+    const base = `http://web.${DOMAIN}:${port}`;
+    const put = await presignedUrl(base, UPLOADER, 'PUT', `/uploads/${runtime}/virtual.txt`);
+    const get = await presignedUrl(base, UPLOADER, 'GET', `/uploads/${runtime}/virtual.txt`);
+    const result = await page.evaluate(
+      async ({ put, get }) => {
+        const stored = await fetch(put, { method: 'PUT', body: 'virtual-hosted' });
+        const read = await fetch(get, { headers: { range: 'bytes=0-6' } });
+        return { put: stored.status, status: read.status, range: read.headers.get('content-range'), text: await read.text() };
+      },
+      { put, get },
+    );
+    expect(result).toEqual({ put: 200, status: 206, range: 'bytes 0-6/14', text: 'virtual' });
+  });
 
+  if (runtime === 'node') {
     it('(g) opens a SigV2 link made by boto3\'s generate_presigned_url with its defaults', async () => {
       await putDirect(backends.direct.rgw, 'data', 'browsers/uploads/sigv2.txt', 'opened from a SigV2 link');
       const program = `
