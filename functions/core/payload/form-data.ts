@@ -155,7 +155,7 @@ function parameter(value: string, name: string): string | undefined {
   return match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : match[2];
 }
 
-/** The bytes read so far, grown on demand up to MAX_FORM_FIELDS_BYTES past what is asked for. */
+/** The bytes read so far, grown on demand; everything searched for lies within MAX_FORM_FIELDS_BYTES. */
 class FormBuffer {
   private bytes: Uint8Array = new Uint8Array(0);
 
@@ -178,11 +178,11 @@ class FormBuffer {
   async find(needle: Uint8Array, from: number): Promise<number> {
     for (let searched = from; ; ) {
       const at = indexOf(this.bytes, needle, searched);
-      if (at >= 0) return at;
-      searched = Math.max(from, this.bytes.length - needle.length + 1);
-      if (this.bytes.length > MAX_FORM_FIELDS_BYTES) {
+      if (at > MAX_FORM_FIELDS_BYTES || (at < 0 && this.bytes.length > MAX_FORM_FIELDS_BYTES)) {
         throw new S3Error('MaxPostPreDataLengthExceededError', 'Your POST request fields preceding the upload file were too large.');
       }
+      if (at >= 0) return at;
+      searched = Math.max(from, this.bytes.length - needle.length + 1);
       await this.more();
     }
   }
