@@ -77,6 +77,12 @@ export interface RuntimeLimits {
    * idle timeout with S3's 400 RequestTimeout (the STS shape for STS forms).
    */
   readonly stalledBodyStatus?: number;
+  /**
+   * The platform gives the gateway one fixed host name (a Function URL's `<id>.lambda-url.<region>.on.aws`),
+   * so no `{bucket}.{domain}` name can reach it: virtual-hosted–style addressing is not for this runtime
+   * (the local stand-in would pass any Host through; production cannot).
+   */
+  readonly fixedHost?: boolean;
 }
 
 export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
@@ -87,6 +93,7 @@ export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
     nonAsciiHeaders: 'ascii',
     // The local Function URL's answer; what AWS answers is undocumented (scripts/lambda-local/function-url.ts).
     stalledBodyStatus: 408,
+    fixedHost: true,
   },
   // Responses are not limited on the edge.
   edge: {
