@@ -1,7 +1,8 @@
 /**
- * `npm run build`: esbuild bundles of the Node entry points into dist/ (the Node server and the local
- * Function URL). Running a bundle with plain node is what a container should do: under tsx the loader's
- * worker thread sits in the request path and halves small-request throughput (measured).
+ * `npm run build`: esbuild bundles of the Node entry points into dist/ (the Node server, the local Function
+ * URL, the Web Function entry and its local endpoint). Running a bundle with plain node is what a container
+ * should do: under tsx the loader's worker thread sits in the request path and halves small-request
+ * throughput (measured).
  */
 import { build } from 'esbuild';
 import { resolve } from 'node:path';
@@ -11,6 +12,9 @@ const ROOT = resolve(__dirname, '..');
 export const BUNDLES = {
   'node-server': 'functions/node-server.ts',
   'lambda-local': 'scripts/lambda-local.ts',
+  // The local Web Function endpoint starts the function from the bundle beside its own.
+  'web-function': 'functions/web-function.ts',
+  'web-local': 'scripts/web-local.ts',
 } as const;
 
 export async function buildBundles(outdir = resolve(ROOT, 'dist')): Promise<Record<keyof typeof BUNDLES, string>> {
@@ -28,6 +32,9 @@ export async function buildBundles(outdir = resolve(ROOT, 'dist')): Promise<Reco
       logLevel: 'warning',
       // Loaded only for `auth_type = "oidc"` buckets; bundling it keeps the dist self-contained.
       external: [],
+      // The Web Function entry starts its server itself; the bundled Node server's `require.main === module`
+      // guard would be true too (one module for the whole bundle) and start a second one.
+      ...(name === 'web-function' ? { define: { 'require.main': 'undefined' } } : {}),
     });
     out[name] = outfile;
   }

@@ -1,13 +1,14 @@
 import { Writable } from 'node:stream';
 import { asciiHeaders } from '../core/header-encoding';
 import type { HeaderMap } from '../core/http';
+import { functionUrlHeaders } from './function-url-headers';
 
 /**
  * The Lambda side of a response: status and headers go out as the `HttpResponseStream` prelude, then the body
  * streams. The runtime sends the prelude on the first `write()` only (`end()` alone sends nothing, and
  * `end(chunk)` bypasses the hook), so `openResponse` writes an empty chunk at once: body-less responses (HEAD,
  * 204, 304, errors without body) still deliver their status and headers, and the status is fixed before the
- * first body byte.
+ * first body byte. The headers are those a Function URL passes unchanged (`functionUrlHeaders`).
  *
  * Header values go out as plain ASCII (core/header-encoding.ts): the prelude is JSON text, which can name
  * characters but not bytes, and what the Function URL makes of a non-ASCII header value is not documented
@@ -15,7 +16,7 @@ import type { HeaderMap } from '../core/http';
  * an RFC 8187 `filename*`, other non-ASCII values RFC 2047 encoded words.
  */
 export function openResponse(responseStream: Writable, status: number, headers: HeaderMap): Writable {
-  const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: status, headers: asciiHeaders(headers) });
+  const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: status, headers: functionUrlHeaders(asciiHeaders(headers)) });
   stream.write('');
   return forwardTo(stream);
 }

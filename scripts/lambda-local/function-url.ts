@@ -1,6 +1,8 @@
 import type { LambdaFunctionURLEvent, StreamifyHandler } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import type { Writable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import { HTTP_INTEGRATION_CONTENT_TYPE, invoke, type LocalResponseStream } from './awslambda';
 import { toFunctionUrlEvent } from './event';
 
@@ -18,6 +20,10 @@ import { toFunctionUrlEvent } from './event';
  *   empty one a bare 200 (what Lambda does for `end()` without `write()`).
  * - A failed invocation is a 502 before the first byte, and a cut connection after it; so is a prelude with
  *   a header value that is not plain ASCII (the platform's handling of one is undocumented).
+ * - What users report of real Function URLs in this mode, modelled unless turned off (platform-function-url.md):
+ *   the prelude's `Content-Length` reaches the client renamed to `x-amzn-remapped-content-length`, with the
+ *   body chunked (HEAD included: no response states its size); a `Content-Encoding: gzip` body is
+ *   decompressed and the header removed (a body that is not gzip is cut).
  */
 export interface FunctionUrlOptions {
   /** Largest invocation payload (the event JSON), in bytes. */
@@ -28,6 +34,18 @@ export interface FunctionUrlOptions {
   readonly timeoutMs?: number;
   /** How long the request body may stop arriving before the front answers 408; default 120 s. */
   readonly bodyIdleTimeoutMs?: number;
+  /**
+   * Rename the prelude's `Content-Length` to `x-amzn-remapped-content-length` and stream chunked, as
+   * reported (cargo-lambda#862, emulated by cargo-lambda 3229e3f).
+   * @default true
+   */
+  readonly remapContentLength?: boolean;
+  /**
+   * Decompress a `Content-Encoding: gzip` body and drop the header, as reported
+   * (aws-lambda-nodejs-runtime-interface-client#96, opennextjs-aws#1127).
+   * @default true
+   */
+  readonly decodeGzip?: boolean;
 }
 
 /** Lambda's synchronous invocation limit: "Request must be smaller than 6291456 bytes". */
@@ -77,7 +95,7 @@ async function serve(handler: Handler, req: http.IncomingMessage, res: http.Serv
     if (!res.writableFinished) stream.destroy(new Error('The client closed the connection'));
   });
   try {
-    await relay(stream, res, awsRequestId, options.maxResponseBytes ?? MAX_RESPONSE_BYTES);
+    await relay(stream, res, awsRequestId, options);
   } catch {
     if (res.headersSent) res.destroy();
     else functionError(res, awsRequestId);
@@ -162,7 +180,9 @@ function functionError(res: http.ServerResponse, awsRequestId: string): void {
 type Chunks = AsyncIterator<Buffer>;
 
 /** Turns the function's response stream back into an HTTP response. Rejects when the invocation failed. */
-async function relay(stream: LocalResponseStream, res: http.ServerResponse, awsRequestId: string, maxBytes: number): Promise<void> {
+async function relay(stream: LocalResponseStream, res: http.ServerResponse, awsRequestId: string, options: FunctionUrlOptions): Promise<void> {
+  const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  let sink: Writable = res;
   const chunks: Chunks = stream[Symbol.asyncIterator]();
   // The runtime sends its content type with the first bytes, so nothing is known before them.
   const first = await chunks.next();
@@ -176,7 +196,13 @@ async function relay(stream: LocalResponseStream, res: http.ServerResponse, awsR
     }
     if (parsed === 'invalid') throw new Error('The response stream has no valid prelude');
     if (!Object.values(parsed.headers).every((value) => PLAIN_ASCII.test(value))) throw new Error('The prelude has a header value that is not plain ASCII');
-    res.writeHead(parsed.statusCode, responseHeaders(parsed, awsRequestId));
+    const headers = responseHeaders(parsed, awsRequestId);
+    if (options.remapContentLength !== false) remapContentLength(headers);
+    if (options.decodeGzip !== false && isGzip(headers)) {
+      delete headers['content-encoding'];
+      sink = gunzipInto(res);
+    }
+    res.writeHead(parsed.statusCode, headers);
     rest = parsed.rest;
   } else {
     res.writeHead(200, { 'content-type': stream.contentType, 'x-amzn-requestid': awsRequestId });
@@ -186,9 +212,33 @@ async function relay(stream: LocalResponseStream, res: http.ServerResponse, awsR
     if (chunk.length === 0) continue;
     sent += chunk.length;
     if (sent > maxBytes) throw new Error('The streamed response exceeded the Function URL limit');
-    await write(res, chunk);
+    await write(sink, chunk);
   }
-  await new Promise<void>((resolve) => res.end(resolve));
+  await new Promise<void>((resolve, reject) => {
+    res.once('finish', resolve);
+    res.once('close', () => (res.writableFinished ? resolve() : reject(new Error('The response was cut'))));
+    sink.end();
+  });
+}
+
+/** The prelude's length goes out under another name; without it Node frames the body chunked. */
+function remapContentLength(headers: http.OutgoingHttpHeaders): void {
+  const length = headers['content-length'];
+  if (length === undefined) return;
+  delete headers['content-length'];
+  headers['x-amzn-remapped-content-length'] = length;
+}
+
+function isGzip(headers: http.OutgoingHttpHeaders): boolean {
+  return String(headers['content-encoding'] ?? '').trim().toLowerCase() === 'gzip';
+}
+
+/** A writable that decompresses into the response; a body that is not gzip cuts the response. */
+function gunzipInto(res: http.ServerResponse): Writable {
+  const gunzip = createGunzip();
+  gunzip.on('error', () => res.destroy());
+  gunzip.pipe(res);
+  return gunzip;
 }
 
 async function nextChunk(chunks: Chunks): Promise<Buffer | undefined> {
@@ -241,7 +291,7 @@ function parsePrelude(json: Buffer, rest: Buffer): Prelude | 'invalid' {
   };
 }
 
-function responseHeaders(prelude: Prelude, awsRequestId: string): http.OutgoingHttpHeaders {
+function responseHeaders(prelude: Prelude, awsRequestId: string): Record<string, string | string[]> {
   return {
     ...prelude.headers,
     ...(prelude.cookies.length > 0 ? { 'set-cookie': [...prelude.cookies] } : {}),
@@ -250,7 +300,7 @@ function responseHeaders(prelude: Prelude, awsRequestId: string): http.OutgoingH
 }
 
 /** Writes one chunk and waits for the client to drain it, so a slow client slows the function down. */
-function write(res: http.ServerResponse, chunk: Buffer): Promise<void> {
+function write(res: Writable, chunk: Buffer): Promise<void> {
   if (res.write(chunk)) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const done = (err?: Error): void => {

@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { importSessionKey, sealSession } from '../../functions/core/sts';
 import { awsCli, boto3, jsClient, type Keys } from '../support/clients';
-import { RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
+import { RUNTIMES, expectedCliCopy, startGateway, type RunningGateway } from '../support/gateway';
 import { startOidcIssuer, type MintOptions, type OidcIssuer } from '../support/oidc-issuer';
 import { errorCode, rawRequest, type RawResponse } from '../support/raw-request';
 
@@ -253,7 +253,7 @@ const { STSClient, AssumeRoleWithWebIdentityCommand, GetCallerIdentityCommand } 
       expect(JSON.parse(who.stdout)).toEqual({ UserId: `ci:${SUBJECT}`, Account: '000000000000', Arn: ARN });
 
       const read = await awsCli(cli, gw.endpoint, keys, ['s3', 'cp', 's3://artifacts/acme/widgets/build.txt', '-']);
-      expect(read).toMatchObject({ code: 0, stdout: 'widgets build\n' });
+      expect(read).toMatchObject(expectedCliCopy(runtime, 'widgets build\n'));
       const listed = await awsCli(cli, gw.endpoint, keys, ['s3', 'ls', 's3://artifacts/acme/widgets/']);
       expect(listed.stdout).toContain('build.txt');
 

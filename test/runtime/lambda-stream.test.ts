@@ -3,9 +3,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { gzipSync } from 'node:zlib';
 import { openResponse } from '../../functions/runtime/lambda-response';
 import { HttpResponseStream, installAwsLambda, LocalResponseStream, streamifyResponse } from '../../scripts/lambda-local/awslambda';
-import { createFunctionUrlServer } from '../../scripts/lambda-local/function-url';
+import { createFunctionUrlServer, type FunctionUrlOptions } from '../../scripts/lambda-local/function-url';
 
 /**
  * The awslambda stand-in must fail where Lambda fails (prelude on the first write only), or the handler's
@@ -66,8 +67,8 @@ describe('local Function URL', () => {
     server = undefined;
   });
 
-  async function serve(handler: Handler, timeoutMs?: number): Promise<string> {
-    server = createFunctionUrlServer(streamifyResponse(handler), { timeoutMs });
+  async function serve(handler: Handler, options: FunctionUrlOptions = {}): Promise<string> {
+    server = createFunctionUrlServer(streamifyResponse(handler), options);
     await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
@@ -101,15 +102,89 @@ describe('local Function URL', () => {
     expect(res.headers.get('x-amz-request-id')).toBe('R1');
   });
 
-  test('GIVEN openResponse for a HEAD WHEN no body is written THEN status, content-length and metadata arrive', async () => {
+  test('GIVEN openResponse for a HEAD WHEN no body is written THEN status and metadata arrive, the length only renamed (as reported on AWS)', async () => {
     const url = await serve(async (_event, responseStream) => {
       const sink = openResponse(responseStream, 200, { 'content-length': '11', 'x-amz-meta-color': 'blue' });
       await new Promise<void>((resolve) => sink.end(resolve));
     });
     const res = await fetch(url, { method: 'HEAD' });
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-length')).toBe('11');
+    expect(res.headers.get('content-length')).toBeNull();
+    expect(res.headers.get('x-amzn-remapped-content-length')).toBe('11');
     expect(res.headers.get('x-amz-meta-color')).toBe('blue');
+  });
+
+  test('GIVEN a prelude with Content-Length WHEN a body streams THEN it arrives chunked, the length renamed x-amzn-remapped-content-length', async () => {
+    const url = await serve(async (_event, responseStream) => {
+      const sink = openResponse(responseStream, 200, { 'content-length': '5', 'content-type': 'text/plain' });
+      await new Promise<void>((resolve) => sink.end('hello', resolve));
+    });
+    const res = await new Promise<http.IncomingMessage>((resolve) => http.get(url, resolve));
+    expect(res.headers['transfer-encoding']).toBe('chunked');
+    expect(res.headers['content-length']).toBeUndefined();
+    expect(res.headers['x-amzn-remapped-content-length']).toBe('5');
+    expect((await collect(res)).toString()).toBe('hello');
+  });
+
+  test('GIVEN remapContentLength false WHEN a body streams THEN its Content-Length arrives as set (what the documentation alone would suggest)', async () => {
+    const url = await serve(
+      async (_event, responseStream) => {
+        const sink = openResponse(responseStream, 200, { 'content-length': '5' });
+        await new Promise<void>((resolve) => sink.end('hello', resolve));
+      },
+      { remapContentLength: false },
+    );
+    const res = await fetch(url, { method: 'HEAD' });
+    expect(res.headers.get('content-length')).toBe('5');
+  });
+
+  test('GIVEN a handler that streams a gzip body with Content-Encoding: gzip WHEN fetched THEN the front decompresses it and drops the header (as reported on AWS)', async () => {
+    const url = await serve(async (_event, responseStream) => {
+      const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: 200, headers: { 'content-encoding': 'gzip' } });
+      stream.write(gzipSync('plain text'));
+      await new Promise<void>((resolve) => stream.end(resolve));
+    });
+    const res = await new Promise<http.IncomingMessage>((resolve) => http.get(url, resolve));
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect((await collect(res)).toString()).toBe('plain text');
+  });
+
+  test('GIVEN a gzip-encoded object WHEN openResponse sends it THEN the header stays out of the prelude and the stored bytes arrive unchanged', async () => {
+    const stored = gzipSync('an object stored gzip-encoded');
+    const url = await serve(async (_event, responseStream) => {
+      const sink = openResponse(responseStream, 200, { 'content-encoding': 'gzip', 'content-length': String(stored.length), etag: '"e"' });
+      await new Promise<void>((resolve) => sink.end(stored, resolve));
+    });
+    const res = await new Promise<http.IncomingMessage>((resolve) => http.get(url, resolve));
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.headers.etag).toBe('"e"');
+    expect((await collect(res)).equals(stored)).toBe(true);
+  });
+
+  test('GIVEN another Content-Encoding WHEN openResponse sends it THEN the header passes unchanged', async () => {
+    const url = await serve(async (_event, responseStream) => {
+      const sink = openResponse(responseStream, 200, { 'content-encoding': 'br' });
+      await new Promise<void>((resolve) => sink.end('x', resolve));
+    });
+    expect((await fetch(url)).headers.get('content-encoding')).toBe('br');
+  });
+
+  test('GIVEN Content-Encoding: gzip on a body that is not gzip WHEN it reaches the front THEN the response is cut, never delivered as complete', async () => {
+    const url = await serve(async (_event, responseStream) => {
+      const stream = awslambda.HttpResponseStream.from(responseStream, { statusCode: 200, headers: { 'content-encoding': 'gzip' } });
+      stream.write('not gzip at all');
+      await new Promise<void>((resolve) => stream.end(resolve));
+    });
+    const outcome = await new Promise<string>((resolve) => {
+      http
+        .get(url, (res) => {
+          res.resume();
+          res.on('end', () => resolve('complete'));
+          res.on('error', () => resolve('cut'));
+        })
+        .on('error', () => resolve('cut'));
+    });
+    expect(outcome).toBe('cut');
   });
 
   test('GIVEN openResponse for an error WHEN the body is ended in one call THEN status, headers and body arrive', async () => {
@@ -144,7 +219,7 @@ describe('local Function URL', () => {
   });
 
   test('GIVEN a handler that returns without ending the stream WHEN the timeout passes THEN the client sees 502', async () => {
-    const url = await serve(async () => undefined, 300);
+    const url = await serve(async () => undefined, { timeoutMs: 300 });
     expect((await fetch(url)).status).toBe(502);
   });
 

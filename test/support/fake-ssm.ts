@@ -17,6 +17,8 @@ export interface FakeSsm {
   readonly parameters: Map<string, StoredParameter>;
   /** Every call received, in order: the operation and its JSON input. */
   readonly calls: { readonly operation: string; readonly input: Record<string, unknown> }[];
+  /** The Region each call was signed for (its credential scope's), in the same order. */
+  readonly regions: (string | undefined)[];
   stop(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ type Reply = { status: number; body: Record<string, unknown> };
 export async function startFakeSsm(initial: Record<string, StoredParameter> = {}): Promise<FakeSsm> {
   const parameters = new Map(Object.entries(initial));
   const calls: FakeSsm['calls'] = [];
+  const regions: FakeSsm['regions'] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -32,6 +35,7 @@ export async function startFakeSsm(initial: Record<string, StoredParameter> = {}
       const operation = String(req.headers['x-amz-target'] ?? '').replace(/^AmazonSSM\./, '');
       const input = JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>;
       calls.push({ operation, input });
+      regions.push(/Credential=[^/]+\/\d{8}\/([^/]+)\//.exec(String(req.headers.authorization ?? ''))?.[1]);
       const reply = answer(parameters, operation, input);
       const body = JSON.stringify(reply.body);
       res.writeHead(reply.status, { 'content-type': 'application/x-amz-json-1.1', 'content-length': Buffer.byteLength(body) });
@@ -43,6 +47,7 @@ export async function startFakeSsm(initial: Record<string, StoredParameter> = {}
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     parameters,
     calls,
+    regions,
     stop: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -11,9 +11,9 @@ import { MAX_REQUEST_PAYLOAD_BYTES, MAX_RESPONSE_BYTES } from '../../scripts/lam
  * CONFIG_PATH and the environment. Each runtime is one entry; suites iterate `RUNTIMES` so the same
  * specifications run against every runtime (a matrix, never a copy).
  */
-export type RuntimeName = 'node' | 'lambda' | 'edge';
+export type RuntimeName = 'node' | 'lambda' | 'edge' | 'web';
 
-export const RUNTIMES: readonly RuntimeName[] = ['node', 'lambda', 'edge'];
+export const RUNTIMES: readonly RuntimeName[] = ['node', 'lambda', 'edge', 'web'];
 
 /** The npm script's entry point per runtime: what `npm run serve` (and friends) execute. */
 const ENTRY: Record<RuntimeName, string> = {
@@ -22,11 +22,14 @@ const ENTRY: Record<RuntimeName, string> = {
   lambda: 'scripts/lambda-local.ts',
   /** `npm run start:edge`: the edge worker's bundle under miniflare (workerd). */
   edge: 'scripts/edge-local.ts',
+  /** `npm run start:web`: the Web Function entry (the Node server) behind the local Web Function endpoint. */
+  web: 'scripts/web-local.ts',
 };
 
 /**
  * What each runtime's platform imposes, declared once so suites adapt to it instead of forking (absent: the
- * platform adds no limit of its own). The Lambda values are the Function URL's, enforced by the local front.
+ * platform adds no limit of its own). The Lambda values are the Function URL's, enforced by the local front;
+ * the web ones a Lambda Web Function's, as its local endpoint models them.
  */
 export interface RuntimeLimits {
   /**
@@ -78,7 +81,23 @@ export interface RuntimeLimits {
    */
   readonly stalledBodyStatus?: number;
   /**
-   * The platform gives the gateway one fixed host name (a Function URL's `<id>.lambda-url.<region>.on.aws`),
+   * The platform renames the `Content-Length` of every response to `x-amzn-remapped-content-length` and sends
+   * the body chunked (a Function URL in RESPONSE_STREAM, reported on AWS; the local front does the same).
+   * Bodies still arrive whole, but no response states its size, and the gateway cannot restore it: a HEAD
+   * has no `Content-Length`, so HeadObject reports no ContentLength (the JS SDK leaves it undefined,
+   * `aws s3api head-object` omits it), and aws-cli's `s3 cp` downloads, which take the size from HeadObject,
+   * fail.
+   */
+  readonly remapsContentLength?: boolean;
+  /**
+   * The platform decodes a gzip response body and drops its `Content-Encoding` (a Function URL, reported).
+   * So that objects still arrive byte for byte (ETag and checksums matching), the gateway sends no
+   * `Content-Encoding` there: an object's Content-Encoding is not reported to clients.
+   */
+  readonly dropsContentEncoding?: boolean;
+  /**
+   * The platform gives the gateway one fixed host name (a Function URL's `<id>.lambda-url.<region>.on.aws`, a
+   * Web Function's endpoint domain),
    * so no `{bucket}.{domain}` name can reach it: virtual-hosted–style addressing is not for this runtime
    * (the local stand-in would pass any Host through; production cannot).
    */
@@ -90,6 +109,8 @@ export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
   lambda: {
     maxRequestBodyBytes: Math.floor(((MAX_REQUEST_PAYLOAD_BYTES - 16 * 1024) * 3) / 4),
     maxResponseBodyBytes: MAX_RESPONSE_BYTES,
+    remapsContentLength: true,
+    dropsContentEncoding: true,
     nonAsciiHeaders: 'ascii',
     // The local Function URL's answer; what AWS answers is undocumented (scripts/lambda-local/function-url.ts).
     stalledBodyStatus: 408,
@@ -103,7 +124,28 @@ export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
     decodesHeaderValuesAsUtf8: true,
     nonAsciiHeaders: 'utf8',
   },
+  // No body limit is documented for a Web Function; its request timeout (900 s) bounds the rest.
+  // Its Host must be the endpoint's own domain name (any other is the platform's 404).
+  web: { fixedHost: true },
 };
+
+/**
+ * The size a response reports on `runtime`: `size`, or undefined where the platform renames Content-Length
+ * (RUNTIME_LIMITS `remapsContentLength`), as an SDK's ContentLength.
+ */
+export function reportedLength(runtime: RuntimeName, size: number): number | undefined {
+  return RUNTIME_LIMITS[runtime].remapsContentLength ? undefined : size;
+}
+
+/**
+ * What an aws-cli `s3 cp` whose source is an object holding `body` does on `runtime` (matched against its
+ * `Run`): succeeds, printing `body` when the destination is `-`; or, where the platform renames
+ * Content-Length, fails the way aws-cli does, on the size its HeadObject of the source lacks.
+ */
+export function expectedCliCopy(runtime: RuntimeName, body?: string): Record<string, unknown> {
+  if (RUNTIME_LIMITS[runtime].remapsContentLength) return { code: 1, stderr: expect.stringContaining("'ContentLength'") };
+  return body === undefined ? { code: 0, stderr: '' } : { code: 0, stdout: body };
+}
 
 export interface RunningGateway {
   readonly runtime: RuntimeName;
@@ -116,7 +158,7 @@ export interface RunningGateway {
    * response has finished (the Node server batches them per event-loop turn), so it may trail the response.
    */
   logged(pattern: RegExp): Promise<boolean>;
-  /** Resident set size of the gateway process, in bytes. */
+  /** Resident set size of the gateway process (with its children, without a platform stand-in), in bytes. */
   rss(): number;
   /** Sends `signal` to the gateway process alone (a container engine's or orchestrator's SIGTERM). */
   kill(signal: NodeJS.Signals): void;
@@ -200,7 +242,8 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
       for (let i = 0; i < 40 && !pattern.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 50));
       return pattern.test(output);
     },
-    rss: () => rssOf(child.pid ?? 0),
+    // The local Web Function endpoint stands for Lambda's own infrastructure: the gateway is its child process.
+    rss: () => (runtime === 'web' ? childrenOf(child.pid ?? 0).reduce((sum, pid) => sum + rssOf(pid), 0) : rssOf(child.pid ?? 0)),
     kill: (signal) => void child.kill(signal),
     exited,
     stop: async () => {

@@ -8,7 +8,8 @@ import { makeCertificates } from './oidc-issuer';
 
 /**
  * A TLS front for a plain-HTTP server on loopback, as a load balancer terminating HTTPS would be: it relays
- * every request unchanged to its target (`relayTo`) and records what passed. Its certificate comes from a throwaway CA
+ * every request to its target (`relayTo`), unchanged but for the Host (the target's), and records what
+ * passed. Its certificate comes from a throwaway CA
  * (made like the test OIDC issuer's), so a process trusting `caPath` through NODE_EXTRA_CA_CERTS reaches it
  * over real TLS. Used to give a gateway an `https://` issuer URL: the gateway's own STS fetches an issuer's
  * discovery document and JWKS over https only.
@@ -40,7 +41,8 @@ export async function startHttpsFront(): Promise<HttpsFront> {
       return;
     }
     const forward = http.request(
-      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      // With the target's Host, as CloudFront forwards to an origin that routes on it (a Web Function does).
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);

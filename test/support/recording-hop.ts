@@ -15,14 +15,20 @@ export interface RecordedRequest {
 export interface RecordingHop {
   readonly endpoint: string;
   readonly requests: RecordedRequest[];
+  /** Where requests go from now on, for a hop started before its target (until then they get 502). */
+  relayTo(target: string): void;
   stop(): Promise<void>;
 }
 
-export async function startRecordingHop(target: string): Promise<RecordingHop> {
-  const upstream = new URL(target);
+export async function startRecordingHop(target?: string): Promise<RecordingHop> {
+  let upstream = target === undefined ? undefined : new URL(target);
   const requests: RecordedRequest[] = [];
   const server = http.createServer((req, res) => {
     requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers });
+    if (upstream === undefined) {
+      res.writeHead(502).end();
+      return;
+    }
     const forward = http.request(
       { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
@@ -38,6 +44,9 @@ export async function startRecordingHop(target: string): Promise<RecordingHop> {
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
+    relayTo: (next) => {
+      upstream = new URL(next);
+    },
     stop: () =>
       new Promise((resolve) => {
         server.close(() => resolve());

@@ -1,0 +1,56 @@
+/**
+ * The Lambda Web Function entry: the Node server, unchanged, listening where the platform says
+ * (AWS_LAMBDA_HTTP_ENDPOINT). Lambda proxies HTTP/1.1 to it, streamed both ways, so nothing here translates
+ * requests. Reads the same variables as `npm run serve`, except that HOST and PORT come from
+ * AWS_LAMBDA_HTTP_ENDPOINT, CONFIG_PATH defaults to the proxy.toml bundled beside this file, and
+ * OIDC_PROVIDER_KEY, SESSION_TOKEN_KEY and OIDC_PROVIDER_ISSUER may each come through NAME_PARAMETER (an SSM
+ * parameter name, read once at start from PARAMETER_REGION: a multi-Region endpoint runs in Regions whose
+ * SSM does not hold the parameters).
+ */
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { join } from 'node:path';
+import { ConfigError } from './core/config/parse';
+import { serve, type RunningServer } from './node-server';
+import { describeError } from './runtime/access-log';
+import { resolveEnvironment, ssmParameterReader } from './runtime/lambda-environment';
+import { parseHttpEndpoint } from './runtime/web-function-endpoint';
+
+/**
+ * After SIGTERM Lambda gives the process at most a second before it ends the environment; requests still in
+ * flight then are cut whatever the server does, so it stops waiting a little before.
+ */
+const SHUTDOWN_GRACE_MS = 900;
+
+/** Reads the parameters, then listens. Lambda requires the listen within 10 s of the start (init). */
+async function start(env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
+  const { host, port } = parseHttpEndpoint(env.AWS_LAMBDA_HTTP_ENDPOINT);
+  const region = env.PARAMETER_REGION || undefined;
+  const resolved = await resolveEnvironment(env, ssmParameterReader(() => new SSMClient({ region })));
+  return serve({ ...resolved, CONFIG_PATH: resolved.CONFIG_PATH || join(__dirname, 'proxy.toml'), HOST: host, PORT: String(port) });
+}
+
+/**
+ * Runs on load, whatever loads it: the Web Function runtime starts the package's entry file itself, and
+ * nothing says it does so as Node's main module.
+ */
+start().then(
+  ({ server, close }) => {
+    // Not the Node server's `url`: the endpoint's domain, not this address, is what clients use.
+    console.error(JSON.stringify({ time: new Date().toISOString(), message: 'gateway listening', httpEndpoint: process.env.AWS_LAMBDA_HTTP_ENDPOINT, runtime: 'web function' }));
+    process.once('SIGTERM', () => {
+      console.error(JSON.stringify({ time: new Date().toISOString(), message: 'SIGTERM: draining connections' }));
+      const timer = setTimeout(() => {
+        server.closeAllConnections();
+        process.exit(0);
+      }, SHUTDOWN_GRACE_MS);
+      void close().then(() => {
+        clearTimeout(timer);
+        process.exit(0);
+      });
+    });
+  },
+  (err: unknown) => {
+    console.error(err instanceof ConfigError ? err.message : describeError(err));
+    process.exit(1);
+  },
+);
