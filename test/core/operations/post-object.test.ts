@@ -30,6 +30,15 @@ backend_type = "s3"
 endpoint = "http://backend.test:9000"
 bucket_name = "other"
 
+[[buckets]]
+name = "blobs"
+backend_type = "azure"
+[buckets.backend_options]
+account_name = "devstoreaccount1"
+container_name = "forms"
+endpoint = "http://azure.test:10000/devstoreaccount1"
+access_key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+
 [[credentials]]
 access_key_id = "${WRITER.accessKeyId}"
 secret_access_key = "${WRITER.secretAccessKey}"
@@ -39,6 +48,10 @@ prefixes = ["incoming/"]
 actions = ["put_object"]
 [[credentials.allowed_scopes]]
 bucket = "other"
+prefixes = ["incoming/"]
+actions = ["put_object"]
+[[credentials.allowed_scopes]]
+bucket = "blobs"
 prefixes = ["incoming/"]
 actions = ["put_object"]
 `;
@@ -171,6 +184,17 @@ describe('PostObject (presigned POST) in the core', () => {
     })().catch((err: Error & { code?: string }) => err.code);
     expect(failure).toBe('MalformedPOSTRequest');
     expect(passed).toBeLessThan(Number(dispatch.request.headers['content-length']));
+  });
+
+  it('GIVEN an Azure bucket WHEN a form is posted THEN the same streamed PUT reaches the blob, and Azure\'s 201 is S3\'s 204', async () => {
+    const { fields } = await createPresignedPost(client, { Bucket: 'blobs', Key: 'incoming/${filename}', Expires: 300 });
+    const parts = Object.entries(fields).map(([name, value]) => ({ name, value }));
+    const dispatch = await gateway.handle(post('/blobs', formBody([...parts, file('to azure')])));
+    if (dispatch.kind !== 'forward') throw new Error('expected a forward');
+    expect(dispatch.request.url).toMatch(/^http:\/\/azure\.test:10000\/devstoreaccount1\/forms\/incoming\/hello\.txt/);
+    expect(dispatch.request.headers['content-length']).toBe('8');
+    expect(await readAll(dispatch.request.body as ReadableStream<Uint8Array>)).toBe('to azure');
+    expect(dispatch.respond(201, new Headers({ etag: '"0x8D"' }))).toMatchObject({ status: 204, headers: { etag: '"0x8D"' } });
   });
 
   it('GIVEN no policy WHEN posted THEN the anonymous caller may not write', async () => {
