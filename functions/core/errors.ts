@@ -11,6 +11,7 @@ export const S3_ERROR_STATUS = {
   BadDigest: 400,
   /** A CORS preflight without Origin or with an invalid Access-Control-Request-Method. */
   BadRequest: 400,
+  BucketAlreadyOwnedByYou: 409,
   EntityTooLarge: 400,
   /** A POST form upload below its policy's content-length-range. */
   EntityTooSmall: 400,

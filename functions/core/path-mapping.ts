@@ -58,14 +58,16 @@ export class PathMapper {
    *   as `/account:repo/key`, which is never addressable directly), InvalidRequest for a key that does not
    *   reach below the mapped segments.
    */
-  map(op: Operation): MappedOperation {
+  map(op: Exclude<Operation, { readonly name: 'CreateBucket' }>): MappedOperation {
     if (op.name === 'ListBuckets') return { level: 'root', names: [...this.byFirst.keys()].sort(compareKeys) };
     const children = this.childrenOf(op.bucket);
     if (!('key' in op)) return { level: 'prefix', operation: op, name: op.bucket, children };
     validateKey(op.key);
     const { bucket, key } = this.split(op.bucket, op.key.split('/'), () => new S3Error('InvalidRequest', this.shortKeyMessage()));
     const mapped = { ...op, bucket, key };
-    if (mapped.name === 'CopyObject') return { level: 'bucket', operation: { ...mapped, copySource: this.mapCopySource(mapped.copySource) } };
+    if (mapped.name === 'CopyObject' || mapped.name === 'UploadPartCopy') {
+      return { level: 'bucket', operation: { ...mapped, copySource: this.mapCopySource(mapped.copySource) } };
+    }
     return { level: 'bucket', operation: mapped };
   }
 
@@ -84,6 +86,12 @@ export class PathMapper {
     const rest = slash < 0 ? [] : decodeSource(path.slice(slash + 1)).split('/');
     const { bucket, key } = this.split(first, rest, () => new S3Error('InvalidArgument', `Invalid copy source: expected /${this.template()}/key`));
     return `/${encodeKey(bucket, false)}/${encodeKey(key)}${query}`;
+  }
+
+  /** The virtual buckets a client-level bucket name stands for (none for a name that is not one). */
+  bucketsNamed(first: string): readonly Bucket[] {
+    if (first.includes(this.mapping.separator)) return [];
+    return (this.byFirst.get(first) ?? []).map((child) => child.bucket);
   }
 
   /** The mapped buckets under a client-level bucket; none is NoSuchBucket. */
@@ -115,6 +123,35 @@ export class PathMapper {
   private shortKeyMessage(): string {
     return `In this deployment objects live under /${this.template()}/: the key must continue below the mapped segments`;
   }
+}
+
+/** How a client addresses a virtual bucket: a bucket name, and the key prefix its keys appear under. */
+export interface ClientAddress {
+  readonly bucket: string;
+  /** '' without path mapping; with it, the mapped segments below the first, each followed by `/`. */
+  readonly keyPrefix: string;
+}
+
+/**
+ * The client's address of the virtual bucket `name`: itself, or under `[path_mapping]` the client-level
+ * bucket and key prefix (`acme:widgets` is `acme` with keys under `widgets/`). Answers that name a bucket
+ * and key use it, since an internal name such as `acme:widgets` is never addressable.
+ */
+export function clientAddress(mapping: PathMapping | undefined, name: string): ClientAddress {
+  if (mapping === undefined) return { bucket: name, keyPrefix: '' };
+  const [first, ...rest] = name.split(mapping.separator);
+  return { bucket: first, keyPrefix: rest.map((segment) => `${segment}/`).join('') };
+}
+
+/**
+ * A client's listing marker (a key in the client's space) as a marker inside the mapped bucket whose keys
+ * appear under `keyPrefix`: the rest of it when it lies under `keyPrefix`, none when it sorts before every
+ * key there, and `pastEnd` when it sorts after all of them (the listing is then empty).
+ */
+export function markerInside(marker: string | undefined, keyPrefix: string): { readonly marker?: string; readonly pastEnd: boolean } {
+  if (marker === undefined || keyPrefix === '') return { marker, pastEnd: false };
+  if (marker.startsWith(keyPrefix)) return { marker: marker.slice(keyPrefix.length) || undefined, pastEnd: false };
+  return { pastEnd: compareKeys(marker, keyPrefix) > 0 };
 }
 
 /** Operations on a client-level bucket that need a single virtual bucket (and say so). */

@@ -10,15 +10,23 @@ import { Query } from './query';
  */
 export type Operation =
   | { readonly name: 'ListBuckets' }
+  | { readonly name: 'CreateBucket'; readonly bucket: string }
   | { readonly name: 'HeadBucket'; readonly bucket: string }
   | { readonly name: 'GetBucketLocation'; readonly bucket: string }
   | { readonly name: 'ListObjects'; readonly bucket: string; readonly version: 1 | 2 }
+  | { readonly name: 'ListObjectVersions'; readonly bucket: string }
   | { readonly name: 'ListMultipartUploads'; readonly bucket: string }
   | { readonly name: 'DeleteObjects'; readonly bucket: string }
   /** A browser form upload: `POST /{bucket}` with a multipart/form-data body holding a signed policy. */
   | { readonly name: 'PostObject'; readonly bucket: string }
-  | { readonly name: 'GetObject' | 'HeadObject'; readonly bucket: string; readonly key: string; readonly versionId?: string }
-  | { readonly name: 'PutObject' | 'DeleteObject' | 'CreateMultipartUpload'; readonly bucket: string; readonly key: string }
+  | {
+      /** `versionId`: the version a read, a delete or a tagging call names (absent: the current object). */
+      readonly name: 'GetObject' | 'HeadObject' | 'DeleteObject' | 'GetObjectTagging' | 'PutObjectTagging' | 'DeleteObjectTagging';
+      readonly bucket: string;
+      readonly key: string;
+      readonly versionId?: string;
+    }
+  | { readonly name: 'PutObject' | 'CreateMultipartUpload'; readonly bucket: string; readonly key: string }
   | { readonly name: 'CopyObject'; readonly bucket: string; readonly key: string; readonly copySource: string }
   | {
       readonly name: 'UploadPart';
@@ -28,6 +36,14 @@ export type Operation =
       readonly partNumber: number;
     }
   | {
+      readonly name: 'UploadPartCopy';
+      readonly bucket: string;
+      readonly key: string;
+      readonly uploadId: string;
+      readonly partNumber: number;
+      readonly copySource: string;
+    }
+  | {
       readonly name: 'CompleteMultipartUpload' | 'AbortMultipartUpload' | 'ListParts';
       readonly bucket: string;
       readonly key: string;
@@ -35,8 +51,11 @@ export type Operation =
     };
 
 export type OperationName = Operation['name'];
-/** Every operation that names a bucket. */
-export type BucketOperation = Exclude<Operation, { readonly name: 'ListBuckets' }>;
+/**
+ * Every operation on one virtual bucket. ListBuckets names none; CreateBucket names one that must not
+ * exist yet, so it never reaches a virtual bucket's operations (operations/buckets.ts answers it).
+ */
+export type BucketOperation = Exclude<Operation, { readonly name: 'ListBuckets' | 'CreateBucket' }>;
 
 /** Sub-resources S3 defines (https://docs.aws.amazon.com/AmazonS3/latest/API/API_Operations_Amazon_Simple_Storage_Service.html). */
 const SUBRESOURCES = [
@@ -86,7 +105,9 @@ function routeBucket(method: string, bucket: string, query: Query, sub: readonly
   }
   if (method === 'GET' && only('location')) return { name: 'GetBucketLocation', bucket };
   if (method === 'GET' && only('uploads')) return { name: 'ListMultipartUploads', bucket };
+  if (method === 'GET' && only('versions')) return { name: 'ListObjectVersions', bucket };
   if (method === 'HEAD' && sub.length === 0) return { name: 'HeadBucket', bucket };
+  if (method === 'PUT' && sub.length === 0) return { name: 'CreateBucket', bucket };
   if (method === 'POST' && only('delete')) return { name: 'DeleteObjects', bucket };
   if (method === 'POST' && sub.length === 0) return { name: 'PostObject', bucket };
   throw notImplemented(describe(method, 'bucket', sub));
@@ -101,31 +122,35 @@ function routeObject(
   sub: readonly string[],
 ): Operation {
   const onlyUploadId = sub.length === 1 && sub[0] === 'uploadId';
+  const onlyTagging = sub.length === 1 && sub[0] === 'tagging';
   const uploadId = query.get('uploadId') ?? '';
   const copySource = headers.get('x-amz-copy-source');
+  // An empty versionId is treated as absent, as on GET (spec).
+  const versionId = query.get('versionId') || undefined;
   if (method === 'GET' || method === 'HEAD') {
-    if (sub.length === 0) {
-      const versionId = query.get('versionId') || undefined;
-      return { name: method === 'GET' ? 'GetObject' : 'HeadObject', bucket, key, versionId };
-    }
+    if (sub.length === 0) return { name: method === 'GET' ? 'GetObject' : 'HeadObject', bucket, key, versionId };
     if (method === 'GET' && onlyUploadId) return { name: 'ListParts', bucket, key, uploadId };
+    if (method === 'GET' && onlyTagging) return { name: 'GetObjectTagging', bucket, key, versionId };
   }
   if (method === 'PUT') {
     if (sub.length === 0 && !query.has('partNumber')) {
       return copySource === null ? { name: 'PutObject', bucket, key } : { name: 'CopyObject', bucket, key, copySource };
     }
     if (onlyUploadId && query.has('partNumber')) {
-      if (copySource !== null) throw notImplemented('UploadPartCopy');
-      return { name: 'UploadPart', bucket, key, uploadId, partNumber: partNumber(query.get('partNumber')) };
+      const part = partNumber(query.get('partNumber'));
+      if (copySource !== null) return { name: 'UploadPartCopy', bucket, key, uploadId, partNumber: part, copySource };
+      return { name: 'UploadPart', bucket, key, uploadId, partNumber: part };
     }
+    if (onlyTagging) return { name: 'PutObjectTagging', bucket, key, versionId };
   }
   if (method === 'POST') {
     if (sub.length === 1 && sub[0] === 'uploads') return { name: 'CreateMultipartUpload', bucket, key };
     if (onlyUploadId) return { name: 'CompleteMultipartUpload', bucket, key, uploadId };
   }
   if (method === 'DELETE') {
-    if (sub.length === 0) return { name: 'DeleteObject', bucket, key };
+    if (sub.length === 0) return { name: 'DeleteObject', bucket, key, versionId };
     if (onlyUploadId) return { name: 'AbortMultipartUpload', bucket, key, uploadId };
+    if (onlyTagging) return { name: 'DeleteObjectTagging', bucket, key, versionId };
   }
   throw notImplemented(describe(method, 'object', sub));
 }

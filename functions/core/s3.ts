@@ -6,14 +6,15 @@
 import { pathStylePath, type Addressing } from './addressing';
 import { authenticate, type SessionUnsealer } from './auth/identity';
 import { authorizeListBuckets } from './auth/authorize';
+import { withHoistedHeaders } from './auth/hoisted-headers';
 import type { ObjectStore } from './backends/store';
-import type { Config } from './config/types';
+import type { Bucket, Config } from './config/types';
 import { inBucket, type RequestContext } from './context';
 import { S3Error } from './errors';
 import type { Dispatch, ProxyRequest } from './http';
 import { validateKey } from './keys';
 import { runOperation, type S3Services } from './operations';
-import { listBuckets } from './operations/buckets';
+import { createBucketRefusal, listBuckets } from './operations/buckets';
 import { accountLevel } from './operations/list-mapped';
 import { respond } from './operations/operation';
 import { PathMapper } from './path-mapping';
@@ -39,12 +40,15 @@ export class S3Api {
   }
 
   /** @param addressing How the Host addresses the bucket: a virtual-hosted request is routed under its bucket. */
-  async dispatch(request: ProxyRequest, query: Query, addressing?: Addressing): Promise<Dispatch> {
+  async dispatch(received: ProxyRequest, query: Query, addressing?: Addressing): Promise<Dispatch> {
     const { config, now, unseal } = this.deps;
     // Signatures cover the path as sent; routing (and SigV2's canonical resource) read it path-style.
-    const path = addressing === undefined ? request.rawPath : pathStylePath(request.rawPath, addressing);
-    const identity = await authenticate(request, config, now(), unseal, path);
+    const path = addressing === undefined ? received.rawPath : pathStylePath(received.rawPath, addressing);
+    const identity = await authenticate(received, config, now(), unseal, path);
+    // A presigned URL's signed `x-amz-*` query parameters are the headers they stand for.
+    const request = withHoistedHeaders(received, identity.info);
     const routed = routeS3(request.method, path, query, request.headers);
+    if (routed.name === 'CreateBucket') throw createBucketRefusal(identity, routed.bucket, this.bucketsNamed(routed.bucket));
     const ctx: RequestContext = { request, query, identity, config, requestId: request.requestId };
     // Path mapping rewrites the routed operation only: the signature was verified over what was sent.
     const mapped = this.paths?.map(routed);
@@ -62,6 +66,13 @@ export class S3Api {
     if (!bucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: operation.bucket });
     if ('key' in operation) validateKey(operation.key);
     return runOperation(operation, inBucket(ctx, bucket, this.storeOf(bucket.name)), this.deps.services);
+  }
+
+  /** The virtual buckets a client's bucket name stands for: one, none, or a path-mapped level's. */
+  private bucketsNamed(name: string): readonly Bucket[] {
+    if (this.paths) return this.paths.bucketsNamed(name);
+    const bucket = this.deps.config.buckets.get(name);
+    return bucket ? [bucket] : [];
   }
 
   private storeOf(bucket: string): ObjectStore {

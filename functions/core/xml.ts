@@ -3,9 +3,17 @@
  * documents it reads (backend listings, DeleteObjects and multipart bodies).
  */
 
-export type XmlValue = string | number | boolean | XmlNode | XmlNode[] | undefined | null;
+export type XmlValue = string | number | boolean | XmlNode | XmlNode[] | XmlSequence | undefined | null;
 export interface XmlNode {
   readonly [name: string]: XmlValue | XmlValue[];
+}
+
+/**
+ * Elements written in the order given, each under its own name, in place of the property that holds them:
+ * for documents that interleave two kinds of element (ListObjectVersions' `Version` and `DeleteMarker`).
+ */
+export class XmlSequence {
+  constructor(readonly elements: ReadonlyArray<readonly [name: string, value: XmlNode]>) {}
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
@@ -34,6 +42,7 @@ function children(node: XmlNode): string {
 
 function element(name: string, value: XmlValue | XmlValue[]): string {
   if (value === undefined || value === null) return '';
+  if (value instanceof XmlSequence) return value.elements.map(([n, v]) => element(n, v)).join('');
   if (Array.isArray(value)) return value.map((v) => element(name, v)).join('');
   if (typeof value === 'object') return `<${name}>${children(value)}</${name}>`;
   return `<${name}>${escapeXml(String(value))}</${name}>`;

@@ -6,10 +6,13 @@ import { newRequestId } from '../core/responses';
  * The Function URL translator: a payload-2.0 event becomes the core's ProxyRequest. Only the raw fields are
  * used (`rawPath`, `rawQueryString`): the decoded ones (`requestContext.http.path`, `queryStringParameters`)
  * have lost what SigV4 signs (platform.md).
+ *
+ * @param requestId The invocation's `awsRequestId`, which the Function URL also sends as `x-amzn-RequestId`:
+ *   as the gateway's request id it is the one id a client sees, in every header and error body.
  */
-export function toProxyRequest(event: LambdaFunctionURLEvent, body: Uint8Array, signal?: AbortSignal): ProxyRequest {
+export function toProxyRequest(event: LambdaFunctionURLEvent, body: Uint8Array, signal?: AbortSignal, requestId = newRequestId()): ProxyRequest {
   return {
-    requestId: newRequestId(),
+    requestId,
     method: event.requestContext.http.method.toUpperCase(),
     rawPath: event.rawPath || '/',
     rawQuery: event.rawQueryString ?? '',

@@ -3,7 +3,7 @@ import { Readable, type Writable } from 'node:stream';
 import { S3Error } from '../core/errors';
 import type { Gateway } from '../core/gateway';
 import type { ProxyRequest } from '../core/http';
-import { errorResponse, newRequestId } from '../core/responses';
+import { errorResponse } from '../core/responses';
 import { accessLogLine } from './access-log';
 import { eventBody, toProxyRequest } from './lambda-event';
 import { openResponse } from './lambda-response';
@@ -29,11 +29,11 @@ export function streamingHandler(
     const body = eventBody(event);
     let request: ProxyRequest;
     try {
-      request = toProxyRequest(event, body, abort.signal);
+      request = toProxyRequest(event, body, abort.signal, context.awsRequestId);
     } catch {
       // Header values a Headers object refuses: the client's error, answered as the Node server does.
       abort.settle();
-      return malformedHeaders(event, responseStream);
+      return malformedHeaders(event, responseStream, context.awsRequestId);
     }
     let sink: Writable | undefined;
     const result = await execute(gateway, {
@@ -49,9 +49,9 @@ export function streamingHandler(
   };
 }
 
-async function malformedHeaders(event: LambdaFunctionURLEvent, responseStream: Writable): Promise<void> {
+async function malformedHeaders(event: LambdaFunctionURLEvent, responseStream: Writable, requestId: string): Promise<void> {
   const error = new S3Error('InvalidRequest', 'The request headers are malformed');
-  const response = errorResponse(error, newRequestId(), event.requestContext.http.method.toUpperCase(), '/');
+  const response = errorResponse(error, requestId, event.requestContext.http.method.toUpperCase(), '/');
   const sink = openResponse(responseStream, response.status, response.headers);
   await new Promise<void>((resolve) => sink.end(response.body ?? undefined, resolve));
 }

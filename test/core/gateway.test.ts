@@ -1,6 +1,6 @@
 import { parseConfig } from '../../functions/core/config/parse';
 import { Gateway } from '../../functions/core/gateway';
-import type { BackendClient, Dispatch, ProxyRequest, ProxyResponse } from '../../functions/core/http';
+import { isRewriteBody, type BackendClient, type BackendRequest, type Dispatch, type ProxyRequest, type ProxyResponse } from '../../functions/core/http';
 import { buildQuery, smithySigner, type TestCredentials } from './sigv4/smithy';
 
 /**
@@ -14,6 +14,8 @@ const HOST = 'gateway.test';
 
 const ADMIN: TestCredentials = { accessKeyId: 'ADMINKEY000000000000', secretAccessKey: 'admin/secret/key/0000000000000000000000' };
 const READER: TestCredentials = { accessKeyId: 'READERKEY00000000000', secretAccessKey: 'reader/secret/key/000000000000000000000' };
+/** In `open`: writes, deletes and tags of current objects; none of the version actions. */
+const WRITER: TestCredentials = { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' };
 
 const CONFIG = `
 [[buckets]]
@@ -43,7 +45,8 @@ principal_name = "admin"
 [[credentials.allowed_scopes]]
 bucket = "*"
 actions = ["get_object", "get_object_version", "head_object", "put_object", "delete_object", "list_bucket",
-  "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"]
+  "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload",
+  "list_bucket_versions", "delete_object_version", "get_object_tagging", "put_object_tagging", "delete_object_tagging"]
 
 [[credentials]]
 access_key_id = "${READER.accessKeyId}"
@@ -55,12 +58,38 @@ prefixes = ["reports/"]
 actions = ["get_object", "head_object", "list_bucket"]
 `;
 
+const WRITER_CREDENTIALS = `
+[[credentials]]
+access_key_id = "${WRITER.accessKeyId}"
+secret_access_key = "${WRITER.secretAccessKey}"
+principal_name = "writer"
+[[credentials.allowed_scopes]]
+bucket = "open"
+actions = ["put_object", "delete_object", "upload_part", "get_object_tagging", "put_object_tagging", "delete_object_tagging"]
+`;
+
+/** The same backend as two mapped buckets, `acme:widgets` and `acme:gadgets`, under `[path_mapping]`. */
+const MAPPED_CONFIG = `
+[path_mapping]
+segments = 2
+${['acme:widgets', 'acme:gadgets'].map((name) => `
+[[buckets]]
+name = "${name}"
+backend_type = "s3"
+[buckets.backend_options]
+endpoint = "http://backend.test:9000"
+bucket_name = "data"
+access_key_id = "BACKENDKEY"
+secret_access_key = "backend-secret"
+`).join('')}
+${CONFIG.slice(CONFIG.indexOf('[[credentials]]'))}`;
+
 const noNetwork: BackendClient = async () => {
   throw new Error('connect ECONNREFUSED (no network in this spec)');
 };
 
-function gateway(env: Record<string, string> = {}): Gateway {
-  return new Gateway(parseConfig(CONFIG, env), { client: noNetwork, now: () => NOW });
+function gateway(env: Record<string, string> = {}, client: BackendClient = noNetwork, config = CONFIG + WRITER_CREDENTIALS): Gateway {
+  return new Gateway(parseConfig(config, env), { client, now: () => NOW });
 }
 
 let counter = 0;
@@ -231,6 +260,309 @@ describe('Gateway.handle, S3 path', () => {
       const res = response(await gateway().handle(req));
       expect(res.headers['x-amz-request-id']).toBe(req.requestId);
       expect(res.body).toContain(`<RequestId>${req.requestId}</RequestId>`);
+    });
+  });
+});
+
+/** A backend that answers every request the core sends itself with `answer`, recording what it was sent. */
+interface Answer {
+  readonly status: number;
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+}
+
+function scripted(answer: (request: BackendRequest) => Answer, seen: BackendRequest[] = []): BackendClient {
+  return async (request) => {
+    seen.push(request);
+    const a = answer(request);
+    return { status: a.status, headers: new Headers(a.headers ?? {}), body: a.body === undefined ? null : new Response(a.body).body };
+  };
+}
+
+function text(res: ProxyResponse): string {
+  return typeof res.body === 'string' ? res.body : new TextDecoder().decode(res.body as Uint8Array);
+}
+
+/** The backend's own error document: its request id, bucket and host id must never reach the client. */
+const BACKEND_ERROR = (code: string): string =>
+  `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message></Message><BucketName>data</BucketName><RequestId>tx-backend-1</RequestId><HostId>backend-host</HostId></Error>`;
+
+/** Presigned the way @aws-sdk/s3-request-presigner presigns: every `x-amz-*` header hoisted into the query. */
+async function presigned(keys: TestCredentials, r: Req, unhoistableHeaders = new Set<string>()): Promise<ProxyRequest> {
+  const out = await smithySigner(keys, 'us-east-1').presign(
+    { method: r.method, protocol: 'http:', hostname: HOST, path: r.path, query: r.query ?? {}, headers: { host: HOST, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD', ...r.headers } },
+    { signingDate: new Date(NOW), expiresIn: 900, unhoistableHeaders },
+  );
+  const query = Object.fromEntries(Object.entries(out.query ?? {}).map(([k, v]) => [k, v as string]));
+  return proxyRequest(r.method, r.path, buildQuery(query), out.headers);
+}
+
+describe('Gateway.handle, versions, part copies, tags and CreateBucket (issue 20)', () => {
+  describe('CreateBucket never reaches a backend', () => {
+    it.each([
+      ['the admin, on a virtual bucket', ADMIN, '/open', 409, 'BucketAlreadyOwnedByYou'],
+      ['a key with a read scope on it (any scope makes it the owner)', READER, '/open', 409, 'BucketAlreadyOwnedByYou'],
+      ['a key without a scope on that bucket', READER, '/blobs', 403, 'AccessDenied'],
+      ['the admin, on a name that is no virtual bucket', ADMIN, '/new-bucket', 403, 'AccessDenied'],
+    ])('%s: %s → %i %s', async (_who, keys, path, status, code) => {
+      const res = response(await gateway().handle(await signed(keys, { method: 'PUT', path })));
+      expect(res.status).toBe(status);
+      expect(errorCode({ kind: 'response', response: res })).toBe(code);
+      if (status === 409) expect(res.body).toContain(`<BucketName>${path.slice(1)}</BucketName>`);
+    });
+
+    it('an anonymous caller is refused, even on a bucket open to reads', async () => {
+      const dispatch = await gateway().handle(anonymous({ method: 'PUT', path: '/open' }));
+      expect(response(dispatch).status).toBe(403);
+    });
+
+    it('with [path_mapping], the client-level bucket answers for its mapped buckets', async () => {
+      const gw = gateway({}, noNetwork, MAPPED_CONFIG);
+      expect(errorCode(await gw.handle(await signed(ADMIN, { method: 'PUT', path: '/acme' })))).toBe('BucketAlreadyOwnedByYou');
+      expect(errorCode(await gw.handle(await signed(ADMIN, { method: 'PUT', path: '/nobody' })))).toBe('AccessDenied');
+      expect(errorCode(await gw.handle(await signed(ADMIN, { method: 'PUT', path: '/acme:widgets' })))).toBe('AccessDenied');
+    });
+  });
+
+  describe('authorization comes first; Azure answers 501 after it', () => {
+    it.each<[string, TestCredentials, Req, string]>([
+      ['list_bucket does not list versions', READER, { method: 'GET', path: '/open', query: { versions: '', prefix: 'reports/' } }, 'AccessDenied'],
+      ['delete_object does not delete a version', WRITER, { method: 'DELETE', path: '/open/k', query: { versionId: 'v1' } }, 'AccessDenied'],
+      ['a tag of a version needs get_object_version', WRITER, { method: 'GET', path: '/open/k', query: { tagging: '', versionId: 'v1' } }, 'AccessDenied'],
+      ['tags need the tagging actions', READER, { method: 'GET', path: '/open/reports/k', query: { tagging: '' } }, 'AccessDenied'],
+      ['a part copy needs a read of the source', WRITER, { method: 'PUT', path: '/open/k', query: { partNumber: '1', uploadId: 'u' }, headers: { 'x-amz-copy-source': '/open/src' } }, 'AccessDenied'],
+      ['an Azure bucket has no versions to list', ADMIN, { method: 'GET', path: '/blobs', query: { versions: '' } }, 'NotImplemented'],
+      ['an Azure bucket has no versions to delete', ADMIN, { method: 'DELETE', path: '/blobs/k', query: { versionId: 'v1' } }, 'NotImplemented'],
+      ['an Azure bucket has no tags here', ADMIN, { method: 'PUT', path: '/blobs/k', query: { tagging: '' }, headers: { 'content-length': '10' } }, 'NotImplemented'],
+      ['a part copy into an Azure bucket', ADMIN, { method: 'PUT', path: '/blobs/k', query: { partNumber: '1', uploadId: 'u' }, headers: { 'x-amz-copy-source': '/open/src' } }, 'NotImplemented'],
+      ['an Azure version read, once authorized', ADMIN, { method: 'HEAD', path: '/blobs/k', query: { versionId: 'v1' } }, ''],
+    ])('%s', async (_what, keys, req, code) => {
+      const res = response(await gateway().handle(await signed(keys, req)));
+      if (code === '') expect(res.status).toBe(501);
+      else expect(errorCode({ kind: 'response', response: res })).toBe(code);
+    });
+
+    it('anonymous callers get none of the added operations, even on a bucket open to reads', async () => {
+      for (const req of [
+        { method: 'GET', path: '/open', query: { versions: '' } } as Req,
+        { method: 'GET', path: '/open/k', query: { tagging: '' } },
+        { method: 'DELETE', path: '/open/k', query: { versionId: 'v1' } },
+      ]) {
+        expect(response(await gateway().handle(anonymous(req))).status).toBe(403);
+      }
+    });
+
+    it('DeleteObjects with delete_object_version alone gets past the bucket stage; with neither it is refused', async () => {
+      const versionsOnly = `${CONFIG}
+[[credentials]]
+access_key_id = "${WRITER.accessKeyId}"
+secret_access_key = "${WRITER.secretAccessKey}"
+principal_name = "pruner"
+[[credentials.allowed_scopes]]
+bucket = "open"
+actions = ["delete_object_version"]
+`;
+      const req = { method: 'POST', path: '/open', query: { delete: '' }, headers: { 'content-length': '100' } };
+      expect((await gateway({}, noNetwork, versionsOnly).handle(await signed(WRITER, req))).kind).toBe('needs-body');
+      expect(errorCode(await gateway().handle(await signed(READER, req)))).toBe('AccessDenied');
+    });
+  });
+
+  describe('what reaches the backend', () => {
+    it('a versioned DELETE is a Forward naming exactly that version', async () => {
+      const dispatch = await gateway().handle(await signed(ADMIN, { method: 'DELETE', path: '/open/a b', query: { versionId: 'v/1' } }));
+      expect(dispatch.kind === 'forward' && dispatch.request.url).toBe('http://backend.test:9000/data/tenant/a%20b?versionId=v%2F1');
+    });
+
+    it('tagging is forwarded with ?tagging (and the version), the tag set streaming as a body', async () => {
+      const get = await gateway().handle(await signed(ADMIN, { method: 'GET', path: '/open/k', query: { tagging: '', versionId: 'v1' } }));
+      expect(get.kind === 'forward' && get.request.url).toBe('http://backend.test:9000/data/tenant/k?tagging=&versionId=v1');
+      const put = await gateway().handle(await signed(WRITER, { method: 'PUT', path: '/open/k', query: { tagging: '' }, headers: { 'content-length': '80', 'content-md5': 'AAAAAAAAAAAAAAAAAAAAAA==' } }));
+      expect(put.kind).toBe('forward');
+      if (put.kind !== 'forward') return;
+      expect(put.request.method).toBe('PUT');
+      expect(put.request.body).toBe('client');
+      expect(put.request.headers['content-md5']).toBe('AAAAAAAAAAAAAAAAAAAAAA==');
+    });
+
+    it('UploadPartCopy sends the source in the backend\'s bucket and key space, with the range and preconditions', async () => {
+      const seen: BackendRequest[] = [];
+      const client = scripted(() => ({ status: 200, body: '<CopyPartResult><ETag>"e"</ETag></CopyPartResult>' }), seen);
+      const res = response(
+        await gateway({}, client).handle(
+          await signed(ADMIN, {
+            method: 'PUT',
+            path: '/open/big.bin',
+            query: { partNumber: '2', uploadId: 'u1' },
+            headers: { 'x-amz-copy-source': '/open/src%20file?versionId=v1', 'x-amz-copy-source-range': 'bytes=0-9', 'x-amz-copy-source-if-match': '"e"' },
+          }),
+        ),
+      );
+      expect(res.status).toBe(200);
+      expect(text(res)).toContain('<ETag>"e"</ETag>');
+      expect(seen[0].url).toBe('http://backend.test:9000/data/tenant/big.bin?partNumber=2&uploadId=u1');
+      expect(seen[0].headers).toMatchObject({
+        'x-amz-copy-source': '/data/tenant/src%20file?versionId=v1',
+        'x-amz-copy-source-range': 'bytes=0-9',
+        'x-amz-copy-source-if-match': '"e"',
+      });
+    });
+  });
+
+  describe('the request id a client sees is the same in the header and in every error body', () => {
+    const copyHeaders = { 'x-amz-copy-source': '/open/src' };
+    it.each<[string, Req]>([
+      ['CopyObject', { method: 'PUT', path: '/open/dst', headers: copyHeaders }],
+      ['UploadPartCopy', { method: 'PUT', path: '/open/dst', query: { partNumber: '1', uploadId: 'u' }, headers: copyHeaders }],
+    ])('%s: an <Error> inside a 200 is rewritten with the gateway\'s id, keeping the 200', async (_op, req) => {
+      const signedReq = await signed(ADMIN, req);
+      const res = response(await gateway({}, scripted(() => ({ status: 200, headers: { 'x-amz-request-id': 'tx-backend-1' }, body: BACKEND_ERROR('InternalError') }))).handle(signedReq));
+      expect(res.status).toBe(200);
+      expect(res.headers['x-amz-request-id']).toBe(signedReq.requestId);
+      expect(text(res)).toContain(`<RequestId>${signedReq.requestId}</RequestId>`);
+      expect(text(res)).not.toMatch(/tx-backend-1|backend-host|<BucketName>/);
+    });
+
+    it('CompleteMultipartUpload: an <Error> inside a 200, likewise', async () => {
+      const req = await signed(ADMIN, { method: 'POST', path: '/open/big.bin', query: { uploadId: 'u1' }, headers: { 'content-length': '100' } });
+      const dispatch = await gateway({}, scripted(() => ({ status: 200, body: BACKEND_ERROR('InternalError') }))).handle(req);
+      if (dispatch.kind !== 'needs-body') throw new Error(`expected needs-body, got ${dispatch.kind}`);
+      const body = new TextEncoder().encode('<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"e"</ETag></Part></CompleteMultipartUpload>');
+      const res = response(await dispatch.withBody(body));
+      expect(res.headers['x-amz-request-id']).toBe(req.requestId);
+      expect(text(res)).toContain(`<RequestId>${req.requestId}</RequestId>`);
+      expect(text(res)).not.toContain('tx-backend-1');
+    });
+
+    it('UploadPartCopy: the backend\'s 412 passes through with its code, under the gateway\'s id', async () => {
+      const req = await signed(ADMIN, { method: 'PUT', path: '/open/dst', query: { partNumber: '1', uploadId: 'u' }, headers: { ...copyHeaders, 'x-amz-copy-source-if-match': '"stale"' } });
+      const res = response(await gateway({}, scripted(() => ({ status: 412, body: BACKEND_ERROR('PreconditionFailed') }))).handle(req));
+      expect(res.status).toBe(412);
+      expect(errorCode({ kind: 'response', response: res })).toBe('PreconditionFailed');
+      expect(text(res)).toContain(`<RequestId>${req.requestId}</RequestId>`);
+    });
+
+    it('a forwarded error (GET, DELETE of a version, tagging) is rewritten with the gateway\'s id', async () => {
+      for (const r of [
+        { method: 'GET', path: '/open/missing' } as Req,
+        { method: 'DELETE', path: '/open/k', query: { versionId: 'v1' } },
+        { method: 'GET', path: '/open/k', query: { tagging: '' } },
+      ]) {
+        const req = await signed(ADMIN, r);
+        const dispatch = await gateway().handle(req);
+        if (dispatch.kind !== 'forward') throw new Error(`expected a forward, got ${dispatch.kind}`);
+        const answer = dispatch.respond(404, new Headers({ 'x-amz-request-id': 'tx-backend-1', 'content-type': 'application/xml' }));
+        if (!isRewriteBody(answer)) throw new Error('expected the error body to be rewritten');
+        const res = answer.rewrite(new TextEncoder().encode(BACKEND_ERROR('NoSuchKey')));
+        expect(res.headers['x-amz-request-id']).toBe(req.requestId);
+        expect(text(res)).toContain(`<RequestId>${req.requestId}</RequestId>`);
+        expect(text(res)).not.toContain('tx-backend-1');
+      }
+    });
+
+    it('a listing error, likewise', async () => {
+      const req = await signed(ADMIN, { method: 'GET', path: '/open', query: { versions: '' } });
+      const res = response(await gateway({}, scripted(() => ({ status: 503, headers: { 'x-amz-request-id': 'tx-backend-1' }, body: BACKEND_ERROR('SlowDown') }))).handle(req));
+      expect(res.status).toBe(503);
+      expect(res.headers['x-amz-request-id']).toBe(req.requestId);
+      expect(text(res)).toContain(`<RequestId>${req.requestId}</RequestId>`);
+    });
+  });
+
+  describe('listing details S3 clients rely on', () => {
+    const EMPTY = '<ListBucketResult><Name>data</Name><IsTruncated>false</IsTruncated></ListBucketResult>';
+
+    it('an empty continuation-token is echoed back as ContinuationToken', async () => {
+      const res = response(await gateway({}, scripted(() => ({ status: 200, body: EMPTY }))).handle(await signed(ADMIN, { method: 'GET', path: '/open', query: { 'list-type': '2', 'continuation-token': '' } })));
+      expect(text(res)).toContain('<ContinuationToken></ContinuationToken>');
+    });
+
+    it('with encoding-type=url, V1 leaves its Prefix as sent (botocore does not decode it); V2 encodes it', async () => {
+      const gw = gateway({}, scripted(() => ({ status: 200, body: EMPTY })));
+      const v1 = response(await gw.handle(await signed(ADMIN, { method: 'GET', path: '/open', query: { prefix: '\n', 'encoding-type': 'url' } })));
+      expect(text(v1)).toContain('<Prefix>\n</Prefix>');
+      const v2 = response(await gw.handle(await signed(ADMIN, { method: 'GET', path: '/open', query: { 'list-type': '2', prefix: '\n', 'encoding-type': 'url' } })));
+      expect(text(v2)).toContain('<Prefix>%0A</Prefix>');
+      const plain = response(await gw.handle(await signed(ADMIN, { method: 'GET', path: '/open', query: { 'list-type': '2', prefix: '\n' } })));
+      expect(text(plain)).toContain('<Prefix>\n</Prefix>');
+    });
+
+    it('ListObjectVersions keeps the backend\'s interleaving of versions and delete markers, owned by the gateway', async () => {
+      const page =
+        '<ListVersionsResult><IsTruncated>false</IsTruncated>' +
+        '<DeleteMarker><Key>tenant/z</Key><VersionId>d2</VersionId><IsLatest>true</IsLatest><Owner><ID>rgw-user</ID></Owner></DeleteMarker>' +
+        '<Version><Key>tenant/z</Key><VersionId>v1</VersionId><IsLatest>false</IsLatest><Owner><ID>rgw-user</ID></Owner></Version>' +
+        '<DeleteMarker><Key>tenant/zz</Key><VersionId>d3</VersionId><IsLatest>true</IsLatest></DeleteMarker></ListVersionsResult>';
+      const seen: BackendRequest[] = [];
+      const res = response(await gateway({}, scripted(() => ({ status: 200, body: page }), seen)).handle(await signed(ADMIN, { method: 'GET', path: '/open', query: { versions: '' } })));
+      expect(seen[0].url).toBe('http://backend.test:9000/data/?versions=&encoding-type=url&max-keys=1000&prefix=tenant%2F');
+      const order = [...text(res).matchAll(/<(Version|DeleteMarker)><Key>([^<]*)<\/Key><VersionId>([^<]*)</g)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
+      expect(order).toEqual(['DeleteMarker z d2', 'Version z v1', 'DeleteMarker zz d3']);
+      expect(text(res)).not.toContain('rgw-user');
+    });
+  });
+
+  describe('presigned URLs: signed x-amz-* query parameters are the headers they stand for', () => {
+    it('a presigned PUT with x-amz-copy-source is a copy, never an empty PutObject over the destination', async () => {
+      const seen: BackendRequest[] = [];
+      const client = scripted(() => ({ status: 200, body: '<CopyObjectResult><ETag>"e"</ETag></CopyObjectResult>' }), seen);
+      const req = await presigned(ADMIN, { method: 'PUT', path: '/open/dst', headers: { 'x-amz-copy-source': '/open/src', 'x-amz-metadata-directive': 'COPY' } });
+      expect(req.rawQuery).toContain('x-amz-copy-source=');
+      const dispatch = await gateway({}, client).handle(req);
+      expect(text(response(dispatch))).toContain('CopyObjectResult');
+      expect(seen[0].method).toBe('PUT');
+      expect(seen[0].headers['x-amz-copy-source']).toBe('/data/tenant/src');
+      expect(seen[0].headers['x-amz-metadata-directive']).toBe('COPY');
+    });
+
+    it('a presigned PUT with metadata forwards the metadata, signed on the backend request', async () => {
+      const req = await presigned(WRITER, { method: 'PUT', path: '/open/k', headers: { 'x-amz-meta-colour': 'blue' } });
+      const dispatch = await gateway().handle(Object.assign(req, { headers: new Headers({ host: HOST, 'content-length': '4' }) }));
+      expect(dispatch.kind === 'forward' && dispatch.request.headers['x-amz-meta-colour']).toBe('blue');
+    });
+
+    it('a parameter also sent as a (signed) header is 400 InvalidArgument', async () => {
+      const headers = { 'content-length': '4', 'x-amz-meta-colour': 'blue' };
+      const both = await presigned(WRITER, { method: 'PUT', path: '/open/k', query: { 'x-amz-meta-colour': 'red' }, headers }, new Set(['x-amz-meta-colour']));
+      const res = response(await gateway().handle(both));
+      expect(res.status).toBe(400);
+      expect(errorCode({ kind: 'response', response: res })).toBe('InvalidArgument');
+    });
+
+    it('an anonymous request\'s x-amz-* parameters are not headers: an anonymous PUT is refused as a write', async () => {
+      const dispatch = await gateway().handle(anonymous({ method: 'PUT', path: '/open/dst', query: { 'x-amz-copy-source': '/open/src' } }));
+      expect(errorCode(dispatch)).toBe('AccessDenied');
+    });
+  });
+
+  describe('with [path_mapping], multipart answers name what the client addressed', () => {
+    it('CreateMultipartUpload: Bucket is the client-level bucket, Key starts with the mapped segment', async () => {
+      const client = scripted(() => ({ status: 200, body: '<InitiateMultipartUploadResult><Bucket>data</Bucket><Key>k</Key><UploadId>u1</UploadId></InitiateMultipartUploadResult>' }));
+      const res = response(await gateway({}, client, MAPPED_CONFIG).handle(await signed(ADMIN, { method: 'POST', path: '/acme/widgets/dir/k', query: { uploads: '' } })));
+      expect(text(res)).toContain('<Bucket>acme</Bucket><Key>widgets/dir/k</Key><UploadId>u1</UploadId>');
+      expect(text(res)).not.toContain('acme:widgets');
+    });
+
+    it('ListParts and CompleteMultipartUpload likewise, Location included', async () => {
+      const list = scripted(() => ({ status: 200, body: '<ListPartsResult><Bucket>data</Bucket><Key>dir/k</Key><UploadId>u1</UploadId></ListPartsResult>' }));
+      const parts = response(await gateway({}, list, MAPPED_CONFIG).handle(await signed(ADMIN, { method: 'GET', path: '/acme/widgets/dir/k', query: { uploadId: 'u1' } })));
+      expect(text(parts)).toContain('<Bucket>acme</Bucket><Key>widgets/dir/k</Key>');
+      const done = scripted(() => ({ status: 200, body: '<CompleteMultipartUploadResult><ETag>"e-1"</ETag></CompleteMultipartUploadResult>' }));
+      const dispatch = await gateway({}, done, MAPPED_CONFIG).handle(await signed(ADMIN, { method: 'POST', path: '/acme/widgets/dir/k', query: { uploadId: 'u1' }, headers: { 'content-length': '10' } }));
+      if (dispatch.kind !== 'needs-body') throw new Error(`expected needs-body, got ${dispatch.kind}`);
+      const res = response(await dispatch.withBody(new TextEncoder().encode('<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"e"</ETag></Part></CompleteMultipartUpload>')));
+      expect(text(res)).toContain('<Location>/acme/widgets/dir/k</Location><Bucket>acme</Bucket><Key>widgets/dir/k</Key>');
+    });
+
+    it('ListMultipartUploads and ListObjectVersions on the client-level bucket serve the one mapped bucket the prefix names; any other prefix is 501', async () => {
+      const seen: BackendRequest[] = [];
+      const uploads = scripted(() => ({ status: 200, body: '<ListMultipartUploadsResult><IsTruncated>false</IsTruncated><Upload><Key>dir/k</Key><UploadId>u1</UploadId></Upload></ListMultipartUploadsResult>' }), seen);
+      const res = response(await gateway({}, uploads, MAPPED_CONFIG).handle(await signed(ADMIN, { method: 'GET', path: '/acme', query: { uploads: '', prefix: 'widgets/dir/' } })));
+      expect(seen[0].url).toContain('prefix=dir%2F');
+      expect(text(res)).toContain('<Bucket>acme</Bucket>');
+      expect(text(res)).toContain('<Key>widgets/dir/k</Key>');
+      const wide = await gateway({}, uploads, MAPPED_CONFIG).handle(await signed(ADMIN, { method: 'GET', path: '/acme', query: { versions: '', prefix: 'wid' } }));
+      expect(response(wide).status).toBe(501);
     });
   });
 });

@@ -6,7 +6,6 @@ import type { BucketContext, RequestContext } from '../../functions/core/context
 import { listMapped, type ListedChild } from '../../functions/core/operations/list-mapped';
 import { PathMapper } from '../../functions/core/path-mapping';
 import { Query } from '../../functions/core/query';
-import type { Operation } from '../../functions/core/routing';
 
 const mappedBucket = (name: string): string => `[[buckets]]\nname = "${name}"\nbackend_type = "s3"\n[buckets.backend_options]\nendpoint = "http://127.0.0.1:9000"\nbucket_name = "b"\n`;
 
@@ -69,7 +68,7 @@ describe('[path_mapping] configuration', () => {
 describe('PathMapper', () => {
   const config = configWith(['acme:widgets', 'acme:gadgets', 'other:x']);
   const mapper = new PathMapper(config.pathMapping!, config.buckets);
-  const get = (bucket: string, key: string): Operation => ({ name: 'GetObject', bucket, key });
+  const get = (bucket: string, key: string): Parameters<PathMapper['map']>[0] => ({ name: 'GetObject', bucket, key });
 
   it('WHEN a path names a mapped bucket and a key THEN the operation addresses the virtual bucket and the rest of the key', () => {
     expect(mapper.map(get('acme', 'widgets/dir/a b.txt'))).toEqual({ level: 'bucket', operation: { name: 'GetObject', bucket: 'acme:widgets', key: 'dir/a b.txt' } });

@@ -42,7 +42,15 @@ describe('routeS3: the operations of the specification', () => {
     ['HEAD', '/b/k?versionId=v1', {}, { name: 'HeadObject', bucket: 'b', key: 'k', versionId: 'v1' }],
     ['PUT', '/b/k', {}, { name: 'PutObject', bucket: 'b', key: 'k' }],
     ['PUT', '/b/k', COPY, { name: 'CopyObject', bucket: 'b', key: 'k', copySource: '/src/a.txt' }],
-    ['DELETE', '/b/k', {}, { name: 'DeleteObject', bucket: 'b', key: 'k' }],
+    ['DELETE', '/b/k', {}, { name: 'DeleteObject', bucket: 'b', key: 'k', versionId: undefined }],
+    ['DELETE', '/b/k?versionId=v1', {}, { name: 'DeleteObject', bucket: 'b', key: 'k', versionId: 'v1' }],
+    ['PUT', '/b', {}, { name: 'CreateBucket', bucket: 'b' }],
+    ['GET', '/b?versions', {}, { name: 'ListObjectVersions', bucket: 'b' }],
+    ['GET', '/b?versions&prefix=a&key-marker=k&version-id-marker=v', {}, { name: 'ListObjectVersions', bucket: 'b' }],
+    ['GET', '/b/k?tagging', {}, { name: 'GetObjectTagging', bucket: 'b', key: 'k', versionId: undefined }],
+    ['PUT', '/b/k?tagging', {}, { name: 'PutObjectTagging', bucket: 'b', key: 'k', versionId: undefined }],
+    ['DELETE', '/b/k?tagging&versionId=v2', {}, { name: 'DeleteObjectTagging', bucket: 'b', key: 'k', versionId: 'v2' }],
+    ['PUT', '/b/k?partNumber=2&uploadId=u1', COPY, { name: 'UploadPartCopy', bucket: 'b', key: 'k', uploadId: 'u1', partNumber: 2, copySource: '/src/a.txt' }],
     ['POST', '/b/k?uploads', {}, { name: 'CreateMultipartUpload', bucket: 'b', key: 'k' }],
     ['PUT', '/b/k?partNumber=3&uploadId=u1', {}, { name: 'UploadPart', bucket: 'b', key: 'k', uploadId: 'u1', partNumber: 3 }],
     ['POST', '/b/k?uploadId=u1', {}, { name: 'CompleteMultipartUpload', bucket: 'b', key: 'k', uploadId: 'u1' }],
@@ -61,8 +69,9 @@ describe('routeS3: the operations of the specification', () => {
     expect(route('GET', '/b/k?versionId=3%2Fxyz%3D')).toMatchObject({ versionId: '3/xyz=' });
   });
 
-  it('ignores versionId on DeleteObject, which deletes the current version', () => {
-    expect(route('DELETE', '/b/k?versionId=v1')).toEqual({ name: 'DeleteObject', bucket: 'b', key: 'k' });
+  it('keeps the versionId of DeleteObject, which deletes exactly that version (the spec ignores it: ADR 0012)', () => {
+    expect(route('DELETE', '/b/k?versionId=v1')).toMatchObject({ name: 'DeleteObject', versionId: 'v1' });
+    expect(route('DELETE', '/b/k?versionId=')).toMatchObject({ name: 'DeleteObject', versionId: undefined });
   });
 
   it('passes the copy source header through undecoded, including its versionId', () => {
@@ -103,14 +112,16 @@ describe('routeS3: parameters that are not sub-resources are ignored', () => {
 describe('routeS3: requests the gateway does not serve are NotImplemented, never misrouted', () => {
   it.each<[string, string, Record<string, string>]>([
     ['GET', '/b?versioning', {}],
-    ['GET', '/b?versions', {}],
     ['GET', '/b?acl', {}],
     ['GET', '/b?policy', {}],
     ['GET', '/b?tagging', {}],
-    ['GET', '/b?list-type=2&versions', {}],
     ['GET', '/b?delete', {}],
-    ['PUT', '/b', {}],
     ['PUT', '/b?versioning', {}],
+    ['GET', '/b?versions&list-type=2&uploads', {}],
+    ['PUT', '/b?tagging', {}],
+    ['HEAD', '/b/k?tagging', {}],
+    ['POST', '/b/k?tagging', {}],
+    ['PUT', '/b/k?tagging&acl', {}],
     ['DELETE', '/b', {}],
     ['POST', '/b?delete&uploads', {}],
     ['HEAD', '/b?acl', {}],
@@ -120,17 +131,14 @@ describe('routeS3: requests the gateway does not serve are NotImplemented, never
     ['POST', '/b/k', {}],
     ['POST', '/b/k?select&select-type=2', {}],
     ['POST', '/b/k?restore', {}],
-    ['GET', '/b/k?tagging', {}],
     ['GET', '/b/k?acl', {}],
     ['GET', '/b/k?attributes', {}],
     ['GET', '/b/k?torrent', {}],
     ['HEAD', '/b/k?uploadId=u', {}],
     ['PUT', '/b/k?acl', {}],
-    ['PUT', '/b/k?tagging', {}],
     ['PUT', '/b/k?retention', {}],
     ['PUT', '/b/k?partNumber=1', {}],
     ['PUT', '/b/k?uploads', {}],
-    ['DELETE', '/b/k?tagging', {}],
     ['PATCH', '/b/k', {}],
     ['OPTIONS', '/b/k', {}],
   ])('%s %s is 501 NotImplemented', (method, target, headers) => {
@@ -139,14 +147,12 @@ describe('routeS3: requests the gateway does not serve are NotImplemented, never
     expect(err.status).toBe(501);
   });
 
-  it('refuses UploadPartCopy (a copy-source PUT with uploadId and partNumber)', () => {
-    const err = refusal('PUT', '/b/k?partNumber=1&uploadId=u', COPY);
-    expect(err.code).toBe('NotImplemented');
-    expect(err.message).toMatch(/UploadPartCopy/);
+  it('refuses a copy-source PUT with an unserved sub-resource instead of copying', () => {
+    expect(refusal('PUT', '/b/k?acl', COPY).code).toBe('NotImplemented');
   });
 
-  it('refuses a copy-source PUT with an unserved sub-resource instead of copying', () => {
-    expect(refusal('PUT', '/b/k?tagging', COPY).code).toBe('NotImplemented');
+  it('refuses a copy-source PUT with a part number but no upload id instead of copying', () => {
+    expect(refusal('PUT', '/b/k?partNumber=1', COPY).code).toBe('NotImplemented');
   });
 
   it('names the refused sub-resource in the message', () => {

@@ -148,14 +148,14 @@ result = [h['Metadata'], h['ContentType']]`);
       expect(await codeOf(copy(admin, 'strict', `copies/${runtime}/x.txt`, 'strict/a/../b'))).toBe('InvalidRequest');
     });
 
-    it('UploadPartCopy is 501 NotImplemented', async () => {
+    it('UploadPartCopy into an upload that does not exist is the backend\'s NoSuchUpload (part copies: part-copy.test.ts)', async () => {
       const res = await rawRequest(gw.endpoint, {
         method: 'PUT',
         target: '/strict/copies/part?partNumber=1&uploadId=abc',
         headers: { 'x-amz-copy-source': '/strict/source/doc.txt' },
       }, ADMIN);
-      expect(res.status).toBe(501);
-      expect(errorCode(res.body)).toBe('NotImplemented');
+      expect(res.status).toBe(404);
+      expect(errorCode(res.body)).toBe('NoSuchUpload');
     });
 
     it('left the destination untouched after refusals', async () => {

@@ -348,11 +348,10 @@ result = s3.generate_presigned_url('get_object', Params={'Bucket': 'strict', 'Ke
     it.each([
       ['GET', '/strict?versioning'],
       ['GET', '/strict?acl'],
-      ['GET', '/strict?versions'],
-      ['PUT', '/strict'],
+      ['PUT', '/strict?versioning'],
       ['DELETE', '/strict'],
       ['POST', '/strict/reports/q1.csv'],
-      ['PUT', '/strict/reports/q1.csv?tagging'],
+      ['PUT', '/strict/reports/q1.csv?acl'],
     ])('%s %s is 501 NotImplemented', async (method, target) => {
       const res = await rawRequest(gw.endpoint, { method, target }, ADMIN);
       expect(res.status).toBe(501);

@@ -46,12 +46,15 @@ function event(overrides: Partial<LambdaFunctionURLEvent> & { method?: string } 
   };
 }
 
+/** The invocation's id, which the Function URL also answers as `x-amzn-RequestId`. */
+const AWS_REQUEST_ID = '8f0e4b4e-3c1a-4d2b-9a55-0c6f1d2e3b4a';
+
 /** Runs one invocation and splits what the stream carried into prelude and body. */
 async function run(e: LambdaFunctionURLEvent): Promise<{ prelude: { statusCode: number; headers: Record<string, string> }; body: string; logs: string[] }> {
   const logs: string[] = [];
   const gateway = new Gateway(parseConfig(CONFIG), { client: nodeBackendClient });
   const handler = streamifyResponse(streamingHandler(async () => gateway, (line) => logs.push(line)));
-  const stream: LocalResponseStream = invoke(handler, e);
+  const stream: LocalResponseStream = invoke(handler, e, { awsRequestId: AWS_REQUEST_ID });
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   const bytes = Buffer.concat(chunks);
@@ -67,7 +70,9 @@ describe('Lambda streaming handler', () => {
     const { prelude, body, logs } = await run(event({ rawPath: '/nope/key' }));
     expect(prelude.statusCode).toBe(404);
     expect(prelude.headers['content-type']).toBe('application/xml');
-    expect(prelude.headers['x-amz-request-id']).toMatch(/^[0-9A-F]{16}$/);
+    // One id for the client: the invocation's, which the Function URL also sends as x-amzn-RequestId.
+    expect(prelude.headers['x-amz-request-id']).toBe(AWS_REQUEST_ID);
+    expect(body).toContain(`<RequestId>${AWS_REQUEST_ID}</RequestId>`);
     expect(body).toContain('<Code>NoSuchBucket</Code>');
     expect(logs).toHaveLength(1);
     expect(JSON.parse(logs[0])).toMatchObject({ method: 'GET', path: '/nope/key', status: 404, requestId: prelude.headers['x-amz-request-id'] });
@@ -76,7 +81,7 @@ describe('Lambda streaming handler', () => {
   test('GIVEN a HEAD on an unknown bucket WHEN invoked THEN status and headers still go out, with no body', async () => {
     const { prelude, body } = await run(event({ method: 'HEAD', rawPath: '/nope/key' }));
     expect(prelude.statusCode).toBe(404);
-    expect(prelude.headers['x-amz-request-id']).toMatch(/^[0-9A-F]{16}$/);
+    expect(prelude.headers['x-amz-request-id']).toBe(AWS_REQUEST_ID);
     expect(body).toBe('');
   });
 

@@ -2,8 +2,8 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { execFile } from 'node:child_process';
 
 /**
- * The real clients the suites drive: aws-cli (both generations on the machine), boto3 (both generations)
- * and the JS SDK v3. A missing client fails the test loudly with the package to install.
+ * The real clients the suites drive: aws-cli (both generations on the machine), boto3 (both generations),
+ * the JS SDK v3 and rclone. A missing client fails the test loudly with the package to install.
  */
 export interface Keys {
   readonly accessKeyId: string;
@@ -97,4 +97,24 @@ print(json.dumps(result, default=str))
   if (out.code !== 0) throw new Error(`boto3 (${python}) failed:\n${out.stderr}`);
   const lines = out.stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]);
+}
+
+/**
+ * Runs rclone with the gateway as the remote `gw:` (an S3 remote of provider Other, path-style), configured
+ * from the environment alone so no rclone.conf is read. Each run tries once (`--retries 1
+ * --low-level-retries 1`): a refusal is the answer under test, never something to wait out.
+ */
+export function rclone(endpoint: string, keys: Keys, args: readonly string[], input?: string): Promise<Run> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    RCLONE_CONFIG: '/dev/null',
+    RCLONE_CONFIG_GW_TYPE: 's3',
+    RCLONE_CONFIG_GW_PROVIDER: 'Other',
+    RCLONE_CONFIG_GW_ENDPOINT: endpoint,
+    RCLONE_CONFIG_GW_REGION: 'us-east-1',
+    RCLONE_CONFIG_GW_ACCESS_KEY_ID: keys.accessKeyId,
+    RCLONE_CONFIG_GW_SECRET_ACCESS_KEY: keys.secretAccessKey,
+  };
+  return run('rclone', ['--retries', '1', '--low-level-retries', '1', ...args], env, 'apt-get install rclone (Debian package rclone)', input);
 }

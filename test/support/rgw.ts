@@ -29,6 +29,11 @@ export interface RgwOptions {
   /** Extra ceph.conf settings; they override the harness defaults (keys compared ignoring `_`/`-`/space). */
   extraConf?: Record<string, string>;
   /**
+   * Storage classes besides STANDARD in the default placement (all in the same data pool), so a copy can
+   * change an object's class (`rclone settier`). Set up before radosgw starts, which reads them then.
+   */
+  storageClasses?: readonly string[];
+  /**
    * Run the daemons in a session of their own. Benchmarks want it: Linux's autogroup scheduler shares CPU
    * between sessions, so every server they measure runs in its own (see bench/session.ts).
    */
@@ -432,12 +437,20 @@ async function createUser(cluster: Cluster, accessKeyId: string, secretAccessKey
   }
 }
 
+/** A storage class in the default placement target, stored in the default data pool like STANDARD. */
+async function addStorageClass(cluster: Cluster, storageClass: string): Promise<void> {
+  const target = ['--placement-id', 'default-placement', '--storage-class', storageClass];
+  await cluster.run('radosgw-admin', ['zonegroup', 'placement', 'add', '--rgw-zonegroup', 'default', ...target]);
+  await cluster.run('radosgw-admin', ['zone', 'placement', 'add', '--rgw-zone', 'default', ...target, '--data-pool', 'default.rgw.buckets.data']);
+}
+
 async function bringUp(cluster: Cluster, rgw: Rgw, options: RgwOptions): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   await writeConf(cluster, options);
   await startMon(cluster);
   await startOsd(cluster);
   await createUser(cluster, rgw.accessKeyId, rgw.secretAccessKey, options.sts === true);
+  for (const storageClass of options.storageClasses ?? []) await addStorageClass(cluster, storageClass);
   await cluster.spawn('rgw', 'radosgw', ['-n', RGW_NAME]);
   await waitForSignedListBuckets(rgw, deadline);
 }

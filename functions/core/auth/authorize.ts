@@ -1,7 +1,7 @@
 import type { Action, Bucket } from '../config/types';
 import { accessDenied } from '../errors';
 import type { OperationName } from '../routing';
-import { grantedRanges, isAllowed, isAllowedSomewhere, rangesUnder, type KeyRange } from './scopes';
+import { grantedRanges, holdsScopeOn, isAllowed, isAllowedSomewhere, rangesUnder, type KeyRange } from './scopes';
 import type { Identity } from './identity';
 
 /**
@@ -16,17 +16,24 @@ import type { Identity } from './identity';
  */
 export interface Rule {
   readonly action: Action;
+  /** A second action the caller must hold as well (a tagging call naming a version: `get_object_version`). */
+  readonly also?: Action;
   readonly anonymous: boolean;
   readonly sigv2: boolean;
 }
 
-/** One row per operation (spec and decisions.md, "Authorization"); a named version needs the version action. */
-export const RULES: Readonly<Record<Exclude<OperationName, 'ListBuckets'>, Rule>> = {
+/**
+ * One row per operation (spec and decisions.md, "Authorization"). A version named by a read, a delete or a
+ * tagging call is a variant of its row (`ruleOf`). CreateBucket has no row: it never reaches a bucket's
+ * actions (see `ownsBucket`).
+ */
+export const RULES: Readonly<Record<Exclude<OperationName, 'ListBuckets' | 'CreateBucket'>, Rule>> = {
   GetObject: { action: 'get_object', anonymous: true, sigv2: true },
   HeadObject: { action: 'head_object', anonymous: true, sigv2: true },
   ListObjects: { action: 'list_bucket', anonymous: true, sigv2: false },
   HeadBucket: { action: 'list_bucket', anonymous: true, sigv2: false },
   GetBucketLocation: { action: 'list_bucket', anonymous: true, sigv2: false },
+  ListObjectVersions: { action: 'list_bucket_versions', anonymous: false, sigv2: false },
   // Uploads in progress are not part of the anonymous ListBucket grant.
   ListMultipartUploads: { action: 'list_bucket', anonymous: false, sigv2: false },
   ListParts: { action: 'list_bucket', anonymous: false, sigv2: false },
@@ -38,22 +45,36 @@ export const RULES: Readonly<Record<Exclude<OperationName, 'ListBuckets'>, Rule>
   DeleteObjects: { action: 'delete_object', anonymous: false, sigv2: false },
   CreateMultipartUpload: { action: 'create_multipart_upload', anonymous: false, sigv2: false },
   UploadPart: { action: 'upload_part', anonymous: false, sigv2: false },
+  UploadPartCopy: { action: 'upload_part', anonymous: false, sigv2: false },
   CompleteMultipartUpload: { action: 'complete_multipart_upload', anonymous: false, sigv2: false },
   AbortMultipartUpload: { action: 'abort_multipart_upload', anonymous: false, sigv2: false },
+  GetObjectTagging: { action: 'get_object_tagging', anonymous: false, sigv2: false },
+  PutObjectTagging: { action: 'put_object_tagging', anonymous: false, sigv2: false },
+  DeleteObjectTagging: { action: 'delete_object_tagging', anonymous: false, sigv2: false },
 };
 
-/** An operation as authorization sees it: its name and, for reads, the version it names. */
+/** An operation as authorization sees it: its name and the version it names, if any. */
 export interface Authorizable {
   readonly name: keyof typeof RULES;
   readonly versionId?: string;
 }
 
-/** The rule an operation is authorized by: a read naming a version is `get_object_version`, never anonymous. */
+/** The rows of operations that name a version: never implied by the unversioned action, never anonymous. */
+const VERSIONED: Partial<Record<keyof typeof RULES, Rule>> = {
+  GetObject: { action: 'get_object_version', anonymous: false, sigv2: true },
+  HeadObject: { action: 'get_object_version', anonymous: false, sigv2: true },
+  DeleteObject: { action: 'delete_object_version', anonymous: false, sigv2: false },
+  GetObjectTagging: { action: 'get_object_tagging', also: 'get_object_version', anonymous: false, sigv2: false },
+  PutObjectTagging: { action: 'put_object_tagging', also: 'get_object_version', anonymous: false, sigv2: false },
+  DeleteObjectTagging: { action: 'delete_object_tagging', also: 'get_object_version', anonymous: false, sigv2: false },
+};
+
+/**
+ * The rule an operation is authorized by. Naming a version changes it: a read is `get_object_version`, a
+ * delete `delete_object_version`, a tagging call needs `get_object_version` as well as its own action.
+ */
 export function ruleOf(operation: Authorizable): Rule {
-  if (operation.versionId !== undefined && (operation.name === 'GetObject' || operation.name === 'HeadObject')) {
-    return { action: 'get_object_version', anonymous: false, sigv2: true };
-  }
-  return RULES[operation.name];
+  return (operation.versionId !== undefined ? VERSIONED[operation.name] : undefined) ?? RULES[operation.name];
 }
 
 /** The resource: a bucket, and a key in it (an object key, or a listing's prefix). */
@@ -68,11 +89,18 @@ export interface Resource {
  * @example isAuthorized(identity, { name: 'GetObject' }, { bucket, key: 'reports/q1.csv' })
  */
 export function isAuthorized(identity: Identity, operation: Authorizable, resource: Resource): boolean {
-  const rule = ruleOf(operation);
-  if (identity.sigv2 && !rule.sigv2) return false;
+  return missingAction(identity, ruleOf(operation), resource) === undefined;
+}
+
+/** The action (of `rule`) the caller lacks on `resource`, or undefined when it may; `anonymous` for a refused anonymous caller. */
+function missingAction(identity: Identity, rule: Rule, resource: Resource): Action | 'anonymous' | 'sigv2' | undefined {
+  if (identity.sigv2 && !rule.sigv2) return 'sigv2';
   const principal = identity.principal;
-  if (principal.type === 'anonymous') return rule.anonymous && resource.bucket.anonymousAccess;
-  return isAllowed(principal.scopes, resource.bucket.name, rule.action, resource.key);
+  if (principal.type === 'anonymous') return rule.anonymous && resource.bucket.anonymousAccess ? undefined : 'anonymous';
+  for (const action of rule.also === undefined ? [rule.action] : [rule.action, rule.also]) {
+    if (!isAllowed(principal.scopes, resource.bucket.name, action, resource.key)) return action;
+  }
+  return undefined;
 }
 
 /**
@@ -80,12 +108,12 @@ export function isAuthorized(identity: Identity, operation: Authorizable, resour
  * for a signed caller (who already knows its own scopes) and nothing for an anonymous one.
  */
 export function authorize(identity: Identity, operation: Authorizable, resource: Resource): void {
-  if (isAuthorized(identity, operation, resource)) return;
+  const missing = missingAction(identity, ruleOf(operation), resource);
+  if (missing === undefined) return;
   const principal = identity.principal;
-  if (principal.type === 'anonymous') throw accessDenied();
-  if (identity.sigv2 && !ruleOf(operation).sigv2) throw accessDenied(SIGV2_READS_ONLY);
-  const action = ruleOf(operation).action;
-  throw accessDenied(`Access Denied: ${principal.name} may not ${action} on ${resource.bucket.name}/${resource.key}`);
+  if (missing === 'anonymous' || principal.type === 'anonymous') throw accessDenied();
+  if (missing === 'sigv2') throw accessDenied(SIGV2_READS_ONLY);
+  throw accessDenied(`Access Denied: ${principal.name} may not ${missing} on ${resource.bucket.name}/${resource.key}`);
 }
 
 /** Whether `identity` may do `operation` somewhere in `bucket` (bucket-level operations, the first stage of DeleteObjects). */
@@ -94,7 +122,7 @@ export function isAuthorizedInBucket(identity: Identity, operation: Authorizable
   if (identity.sigv2 && !rule.sigv2) return false;
   const principal = identity.principal;
   if (principal.type === 'anonymous') return rule.anonymous && bucket.anonymousAccess;
-  return isAllowedSomewhere(principal.scopes, bucket.name, rule.action);
+  return isAllowedSomewhere(principal.scopes, bucket.name, rule.action) && (rule.also === undefined || isAllowedSomewhere(principal.scopes, bucket.name, rule.also));
 }
 
 /** Throws 403 AccessDenied unless `identity` may do `operation` somewhere in `bucket`. */
@@ -110,6 +138,15 @@ export function authorizeListBuckets(identity: Identity): void {
 }
 
 const SIGV2_READS_ONLY = 'Access Denied: a SigV2 presigned URL may only read an object (GET or HEAD); sign anything else with AWS4-HMAC-SHA256';
+
+/**
+ * Whether S3 would call the caller the owner of an existing bucket (CreateBucket's 409
+ * BucketAlreadyOwnedByYou): any scope on it, or on `*`, whatever its actions. Anonymous callers own nothing.
+ */
+export function ownsBucket(identity: Identity, bucket: Bucket): boolean {
+  const principal = identity.principal;
+  return principal.type !== 'anonymous' && holdsScopeOn(principal.scopes, bucket.name);
+}
 
 /** Every key of a bucket. */
 const WHOLE_BUCKET: readonly KeyRange[] = [{ prefix: '', exact: false }];

@@ -32,6 +32,11 @@ export function isAllowedSomewhere(scopes: readonly Scope[], bucket: string, act
   return scopes.some((s) => s.actions.includes(action) && s.bucket !== '' && (s.bucket === '*' || s.bucket === bucket));
 }
 
+/** Whether any scope names `bucket` (or `*`), whatever its actions and prefixes. */
+export function holdsScopeOn(scopes: readonly Scope[], bucket: string): boolean {
+  return scopes.some((s) => s.bucket !== '' && (s.bucket === '*' || s.bucket === bucket));
+}
+
 /**
  * A run of keys in key order: every key starting with `prefix`, or (`exact`) the key `prefix` alone. A grant
  * on `data` is the key `data` and the run `data/`, never `database/…`.

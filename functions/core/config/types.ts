@@ -11,6 +11,12 @@ export const ACTIONS = [
   'upload_part',
   'complete_multipart_upload',
   'abort_multipart_upload',
+  // Beyond the specification (decisions.md, "Authorization"): never implied by another action, never anonymous.
+  'list_bucket_versions',
+  'delete_object_version',
+  'get_object_tagging',
+  'put_object_tagging',
+  'delete_object_tagging',
 ] as const;
 
 export type Action = (typeof ACTIONS)[number];

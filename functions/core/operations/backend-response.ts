@@ -44,7 +44,8 @@ export function documentHeaders(response: BackendResponse): Record<string, strin
 export type XmlElement = Exclude<ParsedXml, string>;
 
 /**
- * What the backend answered, read as the document `root`: the parsed root on a 200 that carries it, else
+ * What the backend answered, read as the document `root`: the parsed root (and the text, for what parsing
+ * drops: the order of differently named elements) on a 200 that carries it, else
  * the response to give the client. Errors (including an `<Error>` inside a 200) are rewritten for the client;
  * a 200 with some other document means the backend does not implement the operation (s3rver answers
  * unknown sub-resources with a listing) and is a 502, never a misleading success.
@@ -53,13 +54,14 @@ export async function readDocument(
   response: BackendResponse,
   root: string,
   ctx: BucketContext,
-): Promise<{ readonly document: XmlElement; readonly response?: undefined } | { readonly response: ProxyResponse }> {
+): Promise<{ readonly document: XmlElement; readonly text: string; readonly response?: undefined } | { readonly response: ProxyResponse }> {
   const body = await backendBytes(response.body);
   if (response.status !== 200) return { response: backendErrorResponse(ctx, response, body) };
-  const doc = parseXml(utf8(body));
+  const text = utf8(body);
+  const doc = parseXml(text);
   const element = childOf(doc, root);
   // An empty element (`<DeleteResult/>`, a quiet batch delete) parses as text.
-  if (element !== undefined) return { document: typeof element === 'string' ? {} : element };
+  if (element !== undefined) return { document: typeof element === 'string' ? {} : element, text };
   if (childOf(doc, 'Error') !== undefined) return { response: backendErrorResponse(ctx, response, body) };
   throw new S3Error('BadGateway', `The backend did not answer with ${root}`);
 }

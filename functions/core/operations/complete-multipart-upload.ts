@@ -6,6 +6,7 @@
 import { requestTimeout } from '../errors';
 import type { Dispatch, ProxyResponse } from '../http';
 import { encodeKey } from '../keys';
+import { clientAddress } from '../path-mapping';
 import { verifiedBody } from '../payload/upload';
 import { S3_XMLNS, errorResponse } from '../responses';
 import { buildXml, childOf, listOf, textOf } from '../xml';
@@ -79,9 +80,12 @@ async function complete(
   if (read.response) return read.response;
   let etag = textOf(childOf(read.document, 'ETag')) ?? '';
   if (etag === '') etag = await currentETag(ctx, store, key);
+  // The bucket and key as the client addressed them (with path mapping, never the internal name).
+  const address = clientAddress(ctx.config.pathMapping, ctx.bucket.name);
+  const clientKey = address.keyPrefix + key;
   return documentResponse(
     'CompleteMultipartUploadResult',
-    { Location: `/${encodeKey(ctx.bucket.name, false)}/${encodeKey(key)}`, Bucket: ctx.bucket.name, Key: key, ETag: etag },
+    { Location: `/${encodeKey(address.bucket, false)}/${encodeKey(clientKey)}`, Bucket: address.bucket, Key: clientKey, ETag: etag },
     ctx.requestId,
     documentHeaders(response),
   );

@@ -13,6 +13,7 @@ import { backendErrorResponse, passThrough, s3StoreOf, utf8 } from './backend-re
 import { authorize } from '../auth/authorize';
 import type { BucketContext } from '../context';
 import { authorizeKey, respond, type Handler } from './operation';
+import type { StoreRequest } from '../backends/s3';
 import { copyHeaders } from './write-headers';
 
 /** A parsed `x-amz-copy-source`. */
@@ -66,14 +67,17 @@ export function backendCopySource(source: CopySource, backend: S3Backend): strin
   return source.versionId === undefined ? path : `${path}?versionId=${encodeKey(source.versionId, false)}`;
 }
 
-/** Source and destination must be S3 backends with a bucket name, on one endpoint and region (rule 4). */
-function copyableBackends(source: Bucket, destination: Bucket): { source: S3Backend; destination: S3Backend } {
+/**
+ * Source and destination must be S3 backends with a bucket name, on one endpoint and region (rule 4): the
+ * destination's backend reads the source itself.
+ */
+export function copyableBackends(source: Bucket, destination: Bucket, operation: string): { source: S3Backend; destination: S3Backend } {
   const src = source.backend;
   const dst = destination.backend;
-  if (src.type !== 's3' || dst.type !== 's3') throw notImplemented('CopyObject between non-S3 backends');
-  if (!src.bucketName || !dst.bucketName) throw notImplemented('CopyObject with a backend that has no bucket_name');
+  if (src.type !== 's3' || dst.type !== 's3') throw notImplemented(`${operation} between non-S3 backends`);
+  if (!src.bucketName || !dst.bucketName) throw notImplemented(`${operation} with a backend that has no bucket_name`);
   if (normalizeEndpoint(src.endpoint) !== normalizeEndpoint(dst.endpoint) || src.region !== dst.region) {
-    throw notImplemented('CopyObject across backend endpoints or regions');
+    throw notImplemented(`${operation} across backend endpoints or regions`);
   }
   return { source: src, destination: dst };
 }
@@ -82,27 +86,45 @@ function normalizeEndpoint(endpoint: string): string {
   return endpoint.toLowerCase().replace(/\/+$/, '');
 }
 
+/** A copy source, found and authorized. */
+export interface AuthorizedSource {
+  readonly source: CopySource;
+  readonly bucket: Bucket;
+}
+
 /**
- * CopyObject: the source is authorized as a read (GetObject, or a versioned read when it names a version),
- * the destination as a write; an unknown source bucket is NoSuchBucket. Anonymous callers never copy.
+ * The copy source of a CopyObject or UploadPartCopy, authorized as a read (GetObject, or a versioned read
+ * when it names a version); an unknown source bucket is NoSuchBucket.
+ */
+export function authorizedSource(ctx: BucketContext, copySource: string): AuthorizedSource {
+  const source = parseCopySource(copySource);
+  const bucket = ctx.config.buckets.get(source.bucket);
+  if (!bucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: source.bucket });
+  authorize(ctx.identity, { name: 'GetObject', versionId: source.versionId }, { bucket, key: source.key });
+  return { source, bucket };
+}
+
+/**
+ * CopyObject: the destination is authorized as a write, the source as a read (`authorizedSource`).
+ * Anonymous callers never copy.
  */
 export const copyObject: Handler<'CopyObject'> = async (op, ctx) => {
   authorizeKey(ctx, op, op.key);
-  const source = parseCopySource(op.copySource);
-  const sourceBucket = ctx.config.buckets.get(source.bucket);
-  if (!sourceBucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: source.bucket });
-  authorize(ctx.identity, { name: 'GetObject', versionId: source.versionId }, { bucket: sourceBucket, key: source.key });
-  return respond(await copy(ctx, op.key, source, sourceBucket));
+  const { source, bucket } = authorizedSource(ctx, op.copySource);
+  const backends = copyableBackends(bucket, ctx.bucket, 'CopyObject');
+  const headers = Object.assign(copyHeaders(ctx.request.headers), { 'x-amz-copy-source': backendCopySource(source, backends.source) });
+  return respond(await sendCopy(ctx, { method: 'PUT', key: op.key, headers }, 'CopyObject'));
 };
 
-/** Performs the copy, authorized: the destination's backend copies from the source's backend key. */
-async function copy(ctx: BucketContext, key: string, source: CopySource, sourceBucket: Bucket): Promise<ProxyResponse> {
-  const backends = copyableBackends(sourceBucket, ctx.bucket);
-  const store = s3StoreOf(ctx, 'CopyObject');
-  const headers = Object.assign(copyHeaders(ctx.request.headers), { 'x-amz-copy-source': backendCopySource(source, backends.source) });
-  const response = await store.send({ method: 'PUT', key, headers }, ctx.request.signal);
+/**
+ * Sends a copy (CopyObject, UploadPartCopy) the destination's backend performs, and answers with its result
+ * document as it is, or with its error in the client's terms: S3 may report an error inside a 200, which
+ * names the backend bucket and source like any other.
+ */
+export async function sendCopy(ctx: BucketContext, request: StoreRequest, operation: string): Promise<ProxyResponse> {
+  const store = s3StoreOf(ctx, operation);
+  const response = await store.send(request, ctx.request.signal);
   const body = await backendBytes(response.body);
-  // An error (S3 may report one inside a 200) names the backend bucket and source: rewritten.
   if (response.status !== 200 || childOf(parseXml(utf8(body)), 'Error') !== undefined) return backendErrorResponse(ctx, response, body);
   return passThrough(response, body, ctx.requestId);
 }

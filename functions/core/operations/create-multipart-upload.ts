@@ -1,4 +1,5 @@
 import type { ProxyResponse } from '../http';
+import { clientAddress } from '../path-mapping';
 import { childOf, textOf } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
 import type { BucketContext } from '../context';
@@ -7,7 +8,8 @@ import { createMultipartHeaders } from './write-headers';
 
 /**
  * CreateMultipartUpload: the object's headers are signed on the backend request, and the backend's
- * InitiateMultipartUploadResult is answered with the virtual bucket and key. Errors pass through.
+ * InitiateMultipartUploadResult is answered with the bucket and key as the client addressed them. Errors are
+ * rewritten.
  */
 export const createMultipartUpload: Handler<'CreateMultipartUpload'> = async (op, ctx) => {
   authorizeKey(ctx, op, op.key);
@@ -20,5 +22,11 @@ async function create(ctx: BucketContext, key: string): Promise<ProxyResponse> {
   const read = await readDocument(response, 'InitiateMultipartUploadResult', ctx);
   if (read.response) return read.response;
   const uploadId = textOf(childOf(read.document, 'UploadId')) ?? '';
-  return documentResponse('InitiateMultipartUploadResult', { Bucket: ctx.bucket.name, Key: key, UploadId: uploadId }, ctx.requestId, documentHeaders(response));
+  const address = clientAddress(ctx.config.pathMapping, ctx.bucket.name);
+  return documentResponse(
+    'InitiateMultipartUploadResult',
+    { Bucket: address.bucket, Key: address.keyPrefix + key, UploadId: uploadId },
+    ctx.requestId,
+    documentHeaders(response),
+  );
 }

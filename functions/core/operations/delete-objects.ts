@@ -1,7 +1,7 @@
 /**
  * DeleteObjects (spec rule 1). The body is collected (bounded), verified and parsed with the hardened
- * parser; each key is authorized on its own and refused keys become per-key AccessDenied entries that never
- * reach the backend. The allowed keys are re-serialized under `backend_prefix`, with a Content-MD5 (and the
+ * parser; each entry (a key, or one version of it) is authorized on its own and refused entries become
+ * per-key AccessDenied entries that never reach the backend. The allowed keys are re-serialized under `backend_prefix`, with a Content-MD5 (and the
  * client's checksum algorithm, if it used one) computed for that new body, and the backend's DeleteResult
  * is mapped back into the virtual key space and merged with the refusals.
  */
@@ -12,7 +12,7 @@ import { checkDeclaredLength, headerChecksums, verifiedBody } from '../payload/u
 import { S3_XMLNS, errorResponse } from '../responses';
 import { buildXml, childOf, listOf, textOf, type ParsedXml, type XmlNode } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
-import { isAuthorized } from '../auth/authorize';
+import { isAuthorized, isAuthorizedInBucket } from '../auth/authorize';
 import type { BucketContext } from '../context';
 import { malformedXml, requestDocument } from './request-document';
 import { authorizeBucket, type Handler } from './operation';
@@ -22,43 +22,51 @@ export const MAX_DELETE_KEYS = 1000;
 /** Bound on the collected body: 1000 typical keys need far less; a larger document is refused as MalformedXML. */
 export const MAX_DELETE_BODY_BYTES = 2 * 1024 * 1024;
 
-
+/** One `<Object>` of the request: a key, and the version it names (absent: the current object). */
+export interface DeleteEntry {
+  readonly key: string;
+  readonly versionId?: string;
+}
 
 interface DeleteRequest {
   readonly quiet: boolean;
-  readonly keys: readonly string[];
+  readonly entries: readonly DeleteEntry[];
 }
 
-/** Parses a `<Delete>` document: 1 to 1000 `<Object><Key>`, optional `<Quiet>`. VersionIds are ignored (spec). */
+/** Parses a `<Delete>` document: 1 to 1000 `<Object><Key>` with an optional `<VersionId>`, optional `<Quiet>`. */
 export function parseDeleteRequest(body: Uint8Array): DeleteRequest {
   const root = requestDocument(body, 'Delete');
   const objects = listOf(root, 'Object');
   if (objects.length === 0 || objects.length > MAX_DELETE_KEYS) throw malformedXml();
-  const keys = objects.map((o) => {
+  const entries = objects.map((o): DeleteEntry => {
     const key = typeof o === 'string' ? undefined : textOf(childOf(o, 'Key'));
     if (key === undefined || key === '') throw malformedXml();
-    return key;
+    // An empty VersionId is treated as absent, as on DeleteObject.
+    const versionId = typeof o === 'string' ? undefined : textOf(childOf(o, 'VersionId')) || undefined;
+    return versionId === undefined ? { key } : { key, versionId };
   });
   const quiet = (textOf(childOf(root, 'Quiet')) ?? 'false').trim().toLowerCase();
   if (quiet !== 'true' && quiet !== 'false') throw malformedXml();
-  return { quiet: quiet === 'true', keys };
+  return { quiet: quiet === 'true', entries };
 }
 
 /**
- * Authorized in two stages: the caller may delete somewhere in the bucket (else AccessDenied before the body
- * is read), then each key on its own as a DeleteObject.
+ * Authorized in two stages: the caller may delete objects or versions somewhere in the bucket (else
+ * AccessDenied before the body is read), then each entry on its own as a DeleteObject: `delete_object`, or
+ * `delete_object_version` for an entry naming a version.
  */
 export const deleteObjects: Handler<'DeleteObjects'> = async (op, ctx) => {
-  authorizeBucket(ctx, op);
-  return collect(ctx, (key) => isAuthorized(ctx.identity, DELETE_KEY, { bucket: ctx.bucket, key }));
+  if (!isAuthorizedInBucket(ctx.identity, DELETE_VERSION, ctx.bucket)) authorizeBucket(ctx, op);
+  return collect(ctx, (entry) => isAuthorized(ctx.identity, { name: 'DeleteObject', versionId: entry.versionId }, { bucket: ctx.bucket, key: entry.key }));
 };
 
-const DELETE_KEY = { name: 'DeleteObject' } as const;
+/** A delete naming some version: authorized as `delete_object_version` (which version does not matter here). */
+const DELETE_VERSION = { name: 'DeleteObject', versionId: 'any' } as const;
 
-/** Whether the caller may delete one key of the batch. */
-type KeyAuthorizer = (key: string) => boolean;
+/** Whether the caller may delete one entry of the batch. */
+type EntryAuthorizer = (entry: DeleteEntry) => boolean;
 
-function collect(ctx: BucketContext, mayDelete: KeyAuthorizer): Dispatch {
+function collect(ctx: BucketContext, mayDelete: EntryAuthorizer): Dispatch {
   const store = s3StoreOf(ctx, 'DeleteObjects');
   const max = Math.min(MAX_DELETE_BODY_BYTES, ctx.config.settings.maxUploadBytes ?? Number.POSITIVE_INFINITY);
   const declared = ctx.request.headers.get('content-length');
@@ -80,17 +88,16 @@ function collect(ctx: BucketContext, mayDelete: KeyAuthorizer): Dispatch {
 
 type Store = ReturnType<typeof s3StoreOf>;
 
-async function run(ctx: BucketContext, store: Store, mayDelete: KeyAuthorizer, body: Uint8Array): Promise<ProxyResponse> {
+async function run(ctx: BucketContext, store: Store, mayDelete: EntryAuthorizer, body: Uint8Array): Promise<ProxyResponse> {
   const request = parseDeleteRequest(body);
-  const allowed = request.keys.filter(mayDelete);
-  const denied: XmlNode[] = request.keys
-    .filter((key) => !mayDelete(key))
-    .map((key) => ({ Key: key, Code: 'AccessDenied', Message: 'Access Denied' }));
+  const allowed = request.entries.filter(mayDelete);
+  const denied: XmlNode[] = request.entries
+    .filter((entry) => !mayDelete(entry))
+    .map((entry) => ({ Key: entry.key, VersionId: entry.versionId, Code: 'AccessDenied', Message: 'Access Denied' }));
   if (allowed.length === 0) return documentResponse('DeleteResult', { Error: denied }, ctx.requestId);
 
-  const backendBody = new TextEncoder().encode(
-    buildXml('Delete', { Quiet: request.quiet ? 'true' : undefined, Object: allowed.map((key) => ({ Key: store.backendKey(key) })) }, S3_XMLNS),
-  );
+  const objects = allowed.map((entry) => ({ Key: store.backendKey(entry.key), VersionId: entry.versionId }));
+  const backendBody = new TextEncoder().encode(buildXml('Delete', { Quiet: request.quiet ? 'true' : undefined, Object: objects }, S3_XMLNS));
   const headers: Record<string, string> = { 'content-type': 'application/xml', 'content-md5': base64Digest('md5', backendBody) };
   // The client's checksum covered its own body; the backend gets the same algorithm over the new one.
   for (const { algorithm } of headerChecksums(ctx.request.headers)) headers[`x-amz-checksum-${algorithm}`] = base64Digest(algorithm, backendBody);

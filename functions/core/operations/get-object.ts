@@ -22,8 +22,8 @@ const READ_QUERY: ReadonlySet<string> = new Set([
  * naming a version is authorized as `get_object_version`; only S3 backends keep versions.
  */
 export const getObject: Handler<'GetObject' | 'HeadObject'> = (op, ctx): Promise<Forward> => {
-  if (op.versionId !== undefined && ctx.bucket.backend.type !== 's3') throw notImplemented('Version-scoped reads on this backend');
   authorizeKey(ctx, op, op.key);
+  if (op.versionId !== undefined && ctx.bucket.backend.type !== 's3') throw notImplemented('Version-scoped reads on this backend');
   return ctx.store.forwardObject({
     method: op.name === 'GetObject' ? 'GET' : 'HEAD',
     key: op.key,

@@ -14,12 +14,15 @@ import { deleteObject } from './delete-object';
 import { deleteObjects } from './delete-objects';
 import { getObject } from './get-object';
 import { listMultipartUploads } from './list-multipart-uploads';
+import { listObjectVersions } from './list-object-versions';
 import { listObjectsOperation } from './list-objects';
 import { listParts } from './list-parts';
+import { objectTagging } from './object-tagging';
 import type { Handler, S3Services } from './operation';
 import { postObject } from './post-object';
 import { putObject } from './put-object';
 import { uploadPart } from './upload-part';
+import { uploadPartCopy } from './upload-part-copy';
 
 export type { S3Services } from './operation';
 
@@ -32,14 +35,19 @@ const OPERATIONS: { readonly [N in BucketOperation['name']]: Handler<N> } = {
   DeleteObject: deleteObject,
   DeleteObjects: deleteObjects,
   ListObjects: listObjectsOperation,
+  ListObjectVersions: listObjectVersions,
   HeadBucket: bucketRead,
   GetBucketLocation: bucketRead,
   CreateMultipartUpload: createMultipartUpload,
   UploadPart: uploadPart,
+  UploadPartCopy: uploadPartCopy,
   CompleteMultipartUpload: completeMultipartUpload,
   AbortMultipartUpload: abortMultipartUpload,
   ListParts: listParts,
   ListMultipartUploads: listMultipartUploads,
+  GetObjectTagging: objectTagging,
+  PutObjectTagging: objectTagging,
+  DeleteObjectTagging: objectTagging,
 };
 
 /** Runs the operation's handler. */

@@ -17,8 +17,11 @@ import type { BucketContext, RequestContext } from '../context';
 import { accessDenied } from '../errors';
 import type { Dispatch, ProxyResponse } from '../http';
 import { prefixLevelUnsupported, type MappedOperation } from '../path-mapping';
+import type { BucketOperation } from '../routing';
 import { bucketLocation, headBucket } from './buckets';
 import { fallbackTokens, listParams, listSegments, listableRanges, renderListing, startOf, type ListSegment } from './list-objects';
+import { listUploads, listUploadsParams } from './list-multipart-uploads';
+import { listVersions, listVersionsParams } from './list-object-versions';
 import type { ListTokens } from './list-token';
 import { respond, type S3Services } from './operation';
 
@@ -30,15 +33,18 @@ export interface ListedChild {
 }
 
 const LIST = { name: 'ListObjects' } as const;
+const LIST_VERSIONS = { name: 'ListObjectVersions' } as const;
 
 /**
  * An operation on a client-level bucket (`/{account}`): ListObjects spans its mapped buckets; HeadBucket and
- * GetBucketLocation answer for it; anything else needs one mapped bucket (501). The caller must be able to
- * list at least one of the mapped buckets, else AccessDenied.
+ * GetBucketLocation answer for it; ListObjectVersions and ListMultipartUploads list the one mapped bucket
+ * their prefix reaches into; anything else needs one mapped bucket (501). The caller must be able to list
+ * (for versions: list versions) in at least one of the mapped buckets, else AccessDenied.
  */
 export async function accountLevel(mapped: Extract<MappedOperation, { level: 'prefix' }>, children: readonly ListedChild[], ctx: RequestContext, services: S3Services): Promise<Dispatch> {
-  if (!children.some((child) => isAuthorizedInBucket(ctx.identity, LIST, child.ctx.bucket))) throw accessDenied();
   const op = mapped.operation;
+  const rule = op.name === 'ListObjectVersions' ? LIST_VERSIONS : LIST;
+  if (!children.some((child) => isAuthorizedInBucket(ctx.identity, rule, child.ctx.bucket))) throw accessDenied();
   switch (op.name) {
     case 'ListObjects':
       return respond(await listMapped(ctx, mapped.name, listParams(ctx, op.version), children, services.listTokens));
@@ -46,9 +52,29 @@ export async function accountLevel(mapped: Extract<MappedOperation, { level: 'pr
       return respond(headBucket(ctx.requestId));
     case 'GetBucketLocation':
       return respond(bucketLocation(ctx.requestId));
+    case 'ListObjectVersions': {
+      const params = listVersionsParams(ctx.query);
+      const child = childUnder(children, params.prefix, op);
+      return respond(await listVersions(child.ctx, params, { bucket: mapped.name, keyPrefix: `${child.path}/` }));
+    }
+    case 'ListMultipartUploads': {
+      const params = listUploadsParams(ctx.query);
+      const child = childUnder(children, params.prefix, op);
+      return respond(await listUploads(child.ctx, params, { bucket: mapped.name, keyPrefix: `${child.path}/` }));
+    }
     default:
       throw prefixLevelUnsupported(op);
   }
+}
+
+/**
+ * The one mapped bucket a listing's prefix reaches into (`repo/…`): version and upload listings span a
+ * single mapped bucket, so any other prefix is 501 NotImplemented.
+ */
+function childUnder(children: readonly ListedChild[], prefix: string, op: BucketOperation): ListedChild {
+  const child = children.find((c) => prefix.startsWith(`${c.path}/`));
+  if (child === undefined) throw prefixLevelUnsupported(op);
+  return child;
 }
 
 /**

@@ -15,6 +15,11 @@ import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode }
 import type { BucketContext } from '../context';
 import { GATEWAY_OWNER, foldedPrefix, listableRanges, straddles } from './list-objects';
 import { authorizeKey, respond, type Handler } from './operation';
+import { markerInside, type ClientAddress } from '../path-mapping';
+import type { Query } from '../query';
+
+const LIST_UPLOADS = { name: 'ListMultipartUploads' } as const;
+
 export interface ListUploadsParams {
   readonly prefix: string;
   readonly delimiter?: string;
@@ -25,8 +30,7 @@ export interface ListUploadsParams {
 }
 
 /** Reads the listing parameters, with S3's defaults and limits. */
-export function listUploadsParams(ctx: BucketContext): ListUploadsParams {
-  const q = ctx.query;
+export function listUploadsParams(q: Query): ListUploadsParams {
   const rawMax = q.get('max-uploads');
   if (rawMax !== undefined && !/^\d+$/.test(rawMax)) throw new S3Error('InvalidArgument', 'Provided max-uploads not an integer or within integer range');
   const encoding = q.get('encoding-type');
@@ -76,16 +80,22 @@ class BackendAnswer extends Error {
 }
 
 /** ListMultipartUploads, authorized as `list_bucket` on its prefix; uploads in progress are never anonymous. */
-export const listMultipartUploads: Handler<'ListMultipartUploads'> = async (op, ctx) => {
-  const params = listUploadsParams(ctx);
-  authorizeKey(ctx, op, params.prefix);
-  return respond(await listUploads(ctx, params));
-};
+export const listMultipartUploads: Handler<'ListMultipartUploads'> = async (_op, ctx) =>
+  respond(await listUploads(ctx, listUploadsParams(ctx.query), { bucket: ctx.bucket.name, keyPrefix: '' }));
 
-async function listUploads(ctx: BucketContext, params: ListUploadsParams): Promise<ProxyResponse> {
+/**
+ * The listing of `ctx`'s bucket as the client addressed it (`address`: with path mapping, a client-level
+ * bucket whose keys for this bucket start with `keyPrefix`, which `params.prefix` then starts with too).
+ */
+export async function listUploads(ctx: BucketContext, params: ListUploadsParams, address: ClientAddress): Promise<ProxyResponse> {
   const store = s3StoreOf(ctx, 'ListMultipartUploads');
-  const { prefix, delimiter, maxUploads } = params;
-  const keyMarker = params.keyMarker;
+  const base = address.keyPrefix;
+  const prefix = params.prefix.slice(base.length);
+  authorizeKey(ctx, LIST_UPLOADS, prefix);
+  const { delimiter } = params;
+  const start = markerInside(params.keyMarker, base);
+  const maxUploads = start.pastEnd ? 0 : params.maxUploads;
+  const keyMarker = start.marker;
   const uploadIdMarker = keyMarker === undefined ? undefined : params.uploadIdMarker;
   const uploads: ListedUpload[] = [];
   const prefixes: string[] = [];
@@ -191,21 +201,22 @@ async function listUploads(ctx: BucketContext, params: ListUploadsParams): Promi
   // Only what was shown names the next page.
   const next = truncated ? (last ?? (keyMarker === undefined ? undefined : { key: keyMarker, uploadId: uploadIdMarker })) : undefined;
   const encode = (value: string): string => (params.encodeUrl ? encodeKey(value) : value);
+  const client = (key: string): string => encode(base + key);
   return documentResponse(
     'ListMultipartUploadsResult',
     {
-      Bucket: ctx.bucket.name,
+      Bucket: address.bucket,
       KeyMarker: encode(params.keyMarker ?? ''),
       UploadIdMarker: params.uploadIdMarker ?? '',
-      NextKeyMarker: next === undefined ? undefined : encode(next.key),
+      NextKeyMarker: next === undefined ? undefined : client(next.key),
       NextUploadIdMarker: next?.uploadId,
-      Prefix: encode(prefix),
+      Prefix: encode(params.prefix),
       Delimiter: delimiter === undefined ? undefined : encode(delimiter),
-      MaxUploads: maxUploads,
+      MaxUploads: params.maxUploads,
       EncodingType: params.encodeUrl ? 'url' : undefined,
       IsTruncated: next !== undefined,
-      Upload: uploads.map((u) => Object.assign(toXmlNode(u.entry), { Key: encode(u.key), Initiator: GATEWAY_OWNER, Owner: GATEWAY_OWNER })),
-      CommonPrefixes: prefixes.map((p) => ({ Prefix: encode(p) })),
+      Upload: uploads.map((u) => Object.assign(toXmlNode(u.entry), { Key: client(u.key), Initiator: GATEWAY_OWNER, Owner: GATEWAY_OWNER })),
+      CommonPrefixes: prefixes.map((p) => ({ Prefix: client(p) })),
     },
     ctx.requestId,
     headers,

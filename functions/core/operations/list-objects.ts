@@ -211,10 +211,15 @@ async function exactKey(ctx: BucketContext, key: string): Promise<ListEntry | un
   return entry?.key === key ? entry : undefined;
 }
 
-/** The ListBucketResult XML for a page, under the bucket name the client asked for. */
+/**
+ * The ListBucketResult XML for a page, under the bucket name the client asked for. With `encoding-type=url`
+ * the elements S3 encodes are URL-encoded, and only those (the ones botocore decodes again): V2's Prefix,
+ * Delimiter, StartAfter, keys and common prefixes; V1's Delimiter, Marker, NextMarker, keys and common
+ * prefixes, but not its Prefix. A V2 `continuation-token` is echoed whenever one was sent, even empty.
+ */
 export function renderListing(ctx: RequestContext, name: string, version: 1 | 2, params: ListParams, page: ListPage): ProxyResponse {
   const encode: Encode = ctx.query.get('encoding-type') === 'url' ? (s) => encodeKey(s) : identity;
-  const body = version === 2 ? v2Body(params, page, encode) : v1Body(params, page, encode);
+  const body = version === 2 ? v2Body(params, page, encode, ctx.query.get('continuation-token')) : v1Body(params, page, encode);
   return s3Xml('ListBucketResult', { Name: name, ...body }, ctx.requestId);
 }
 
@@ -239,7 +244,7 @@ export function listParams(ctx: RequestContext, version: 1 | 2): ListParams {
 
 type Encode = (value: string) => string;
 
-function v2Body(params: ListParams, page: ListPage, encode: Encode): XmlNode {
+function v2Body(params: ListParams, page: ListPage, encode: Encode, continuationToken: string | undefined): XmlNode {
   return {
     Prefix: encode(params.prefix),
     Delimiter: params.delimiter === undefined ? undefined : encode(params.delimiter),
@@ -247,7 +252,7 @@ function v2Body(params: ListParams, page: ListPage, encode: Encode): XmlNode {
     EncodingType: encode === identity ? undefined : 'url',
     KeyCount: page.contents.length + page.commonPrefixes.length,
     IsTruncated: page.isTruncated,
-    ContinuationToken: params.continuationToken,
+    ContinuationToken: continuationToken,
     NextContinuationToken: page.isTruncated ? page.nextContinuationToken : undefined,
     StartAfter: params.startAfter === undefined ? undefined : encode(params.startAfter),
     Contents: page.contents.map((e) => entry(e, encode, params.fetchOwner)),
@@ -257,7 +262,7 @@ function v2Body(params: ListParams, page: ListPage, encode: Encode): XmlNode {
 
 function v1Body(params: ListParams, page: ListPage, encode: Encode): XmlNode {
   return {
-    Prefix: encode(params.prefix),
+    Prefix: params.prefix,
     Marker: encode(params.marker ?? ''),
     MaxKeys: params.maxKeys,
     Delimiter: params.delimiter === undefined ? undefined : encode(params.delimiter),

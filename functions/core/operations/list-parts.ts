@@ -1,4 +1,5 @@
 import type { ProxyResponse } from '../http';
+import { clientAddress } from '../path-mapping';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from './backend-response';
 import type { BucketContext } from '../context';
 import { GATEWAY_OWNER } from './list-objects';
@@ -7,7 +8,7 @@ import { authorizeKey, respond, type Handler } from './operation';
 /** Query parameters ListParts passes on. */
 const LIST_PARTS_QUERY = ['max-parts', 'part-number-marker'];
 
-/** ListParts: the backend's ListPartsResult with the virtual bucket and key, owned by the gateway. */
+/** ListParts: the backend's ListPartsResult with the bucket and key as the client addressed them, owned by the gateway. */
 export const listParts: Handler<'ListParts'> = async (op, ctx) => {
   authorizeKey(ctx, op, op.key);
   return respond(await list(ctx, op.key, op.uploadId));
@@ -23,5 +24,7 @@ async function list(ctx: BucketContext, key: string, uploadId: string): Promise<
   const response = await store.send({ method: 'GET', key, query, headers: {} }, ctx.request.signal);
   const read = await readDocument(response, 'ListPartsResult', ctx);
   if (read.response) return read.response;
-  return documentResponse('ListPartsResult', Object.assign(toXmlNode(read.document), { Bucket: ctx.bucket.name, Key: key, Initiator: GATEWAY_OWNER, Owner: GATEWAY_OWNER }), ctx.requestId, documentHeaders(response));
+  const address = clientAddress(ctx.config.pathMapping, ctx.bucket.name);
+  const names = { Bucket: address.bucket, Key: address.keyPrefix + key, Initiator: GATEWAY_OWNER, Owner: GATEWAY_OWNER };
+  return documentResponse('ListPartsResult', Object.assign(toXmlNode(read.document), names), ctx.requestId, documentHeaders(response));
 }

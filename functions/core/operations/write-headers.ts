@@ -64,6 +64,19 @@ export function completeHeaders(headers: ReadonlyHeaders): HeaderMap {
   return select(headers, (n) => CONDITIONAL.includes(n) || n.startsWith(SSE_CUSTOMER_PREFIX));
 }
 
+/** PutObjectTagging: the body's digests (its checksums are verified by the gateway on the way, too). */
+export function taggingHeaders(headers: ReadonlyHeaders): HeaderMap {
+  return select(headers, (n) => n === 'content-md5' || n === 'content-type' || n.startsWith(CHECKSUM_PREFIX));
+}
+
+/**
+ * UploadPartCopy: the source range and preconditions, and SSE-C for the source and the part (the copy
+ * source itself is the gateway's, rewritten into the backend's bucket and key space).
+ */
+export function uploadPartCopyHeaders(headers: ReadonlyHeaders): HeaderMap {
+  return select(headers, (n) => n === 'x-amz-copy-source-range' || n.startsWith(SSE_CUSTOMER_PREFIX) || COPY_PREFIXES.some((p) => n.startsWith(p)));
+}
+
 /**
  * CopyObject: the spec's list (directives, tagging, ACL, storage class, redirect, metadata, SSE, the
  * copy-source preconditions) plus the content headers a `REPLACE` directive sets.

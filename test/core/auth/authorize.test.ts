@@ -4,9 +4,10 @@ import {
   authorizeListBuckets,
   isAuthorized,
   isAuthorizedInBucket,
+  ownsBucket,
   type Authorizable,
 } from '../../../functions/core/auth/authorize';
-import type { Action, Bucket, Scope } from '../../../functions/core/config/types';
+import { ACTIONS, type Action, type Bucket, type Scope } from '../../../functions/core/config/types';
 import { S3Error } from '../../../functions/core/errors';
 import type { Identity } from '../../../functions/core/auth/identity';
 
@@ -18,10 +19,7 @@ const bucket = (name: string, anonymousAccess: boolean): Bucket => ({ name, anon
 const PUBLIC = bucket('data', true);
 const PRIVATE = bucket('data', false);
 
-const ALL: readonly Action[] = [
-  'get_object', 'get_object_version', 'head_object', 'put_object', 'delete_object', 'list_bucket',
-  'create_multipart_upload', 'upload_part', 'complete_multipart_upload', 'abort_multipart_upload',
-];
+const ALL: readonly Action[] = ACTIONS;
 
 const key = (scopes: Scope[], session = false): Identity => ({
   principal: {
@@ -34,10 +32,10 @@ const key = (scopes: Scope[], session = false): Identity => ({
 });
 const ANONYMOUS: Identity = { principal: { type: 'anonymous' } };
 
+/** Every row of RULES, and every operation again naming a version where that changes its rule. */
 const OPERATIONS: readonly Authorizable[] = [
   ...(Object.keys(RULES) as Array<keyof typeof RULES>).map((name) => ({ name })),
-  { name: 'GetObject', versionId: 'v1' },
-  { name: 'HeadObject', versionId: 'v1' },
+  ...(['GetObject', 'HeadObject', 'DeleteObject', 'GetObjectTagging', 'PutObjectTagging', 'DeleteObjectTagging'] as const).map((name) => ({ name, versionId: 'v1' })),
 ];
 const label = (op: Authorizable): string => (op.versionId === undefined ? op.name : `${op.name}?versionId`);
 
@@ -59,8 +57,29 @@ const CASES: ReadonlyArray<readonly [string, Identity, Bucket, readonly string[]
   ['a key on another prefix', key([{ bucket: 'data', prefixes: ['other/'], actions: ALL }]), PRIVATE, []],
   ['a key on prefix "reports" (covers reports/…, not reportsX)', key([{ bucket: 'data', prefixes: ['reports'], actions: ['get_object'] }]), PRIVATE, ['GetObject']],
   ['a key with get_object only: no version reads', key([{ bucket: 'data', prefixes: [], actions: ['get_object'] }]), PRIVATE, ['GetObject']],
-  ['a key with the version action: version reads, GET and HEAD', key([{ bucket: 'data', prefixes: [], actions: ['get_object_version'] }]), PRIVATE, ['GetObject?versionId', 'HeadObject?versionId']],
-  ['a writer without reads', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['put_object', 'upload_part'] }]), PRIVATE, ['PutObject', 'PostObject', 'CopyObject', 'UploadPart']],
+  ['a writer without reads', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['put_object', 'upload_part'] }]), PRIVATE, ['PutObject', 'PostObject', 'CopyObject', 'UploadPart', 'UploadPartCopy']],
+  ['a key with delete_object only: no version deletes', key([{ bucket: 'data', prefixes: [], actions: ['delete_object'] }]), PRIVATE, ['DeleteObject', 'DeleteObjects']],
+  ['a key with delete_object_version only: version deletes alone', key([{ bucket: 'data', prefixes: [], actions: ['delete_object_version'] }]), PRIVATE, ['DeleteObject?versionId']],
+  [
+    'a key with list_bucket: no version listing',
+    key([{ bucket: 'data', prefixes: [], actions: ['list_bucket'] }]),
+    PRIVATE,
+    ['ListObjects', 'HeadBucket', 'GetBucketLocation', 'ListMultipartUploads', 'ListParts'],
+  ],
+  ['a key with list_bucket_versions only', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['list_bucket_versions'] }]), PRIVATE, ['ListObjectVersions']],
+  [
+    'a key with the tagging actions: tags of the current object, not of a version',
+    key([{ bucket: 'data', prefixes: [], actions: ['get_object_tagging', 'put_object_tagging', 'delete_object_tagging'] }]),
+    PRIVATE,
+    ['GetObjectTagging', 'PutObjectTagging', 'DeleteObjectTagging'],
+  ],
+  [
+    'a key with the tagging actions and get_object_version: tags of versions too',
+    key([{ bucket: 'data', prefixes: [], actions: ['get_object_tagging', 'put_object_tagging', 'delete_object_tagging', 'get_object_version'] }]),
+    PRIVATE,
+    ['GetObjectTagging', 'PutObjectTagging', 'DeleteObjectTagging', 'GetObjectTagging?versionId', 'PutObjectTagging?versionId', 'DeleteObjectTagging?versionId', 'GetObject?versionId', 'HeadObject?versionId'],
+  ],
+  ['get_object_version alone: no tags of a version', key([{ bucket: 'data', prefixes: [], actions: ['get_object_version'] }]), PRIVATE, ['GetObject?versionId', 'HeadObject?versionId']],
   ['an STS session with resolved scopes', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['get_object'] }], true), PUBLIC, ['GetObject']],
   ['an STS session whose {claim} bucket resolved to nothing', key([{ bucket: '', prefixes: [], actions: ALL }], true), PUBLIC, []],
   [
@@ -111,6 +130,27 @@ describe('authorize, bucket level: the caller may do it somewhere in the bucket'
   it('anonymous HeadBucket follows the bucket flag', () => {
     expect(isAuthorizedInBucket(ANONYMOUS, { name: 'HeadBucket' }, PUBLIC)).toBe(true);
     expect(isAuthorizedInBucket(ANONYMOUS, { name: 'HeadBucket' }, PRIVATE)).toBe(false);
+  });
+});
+
+describe('authorize: a refused tagging call of a version names the action it lacks', () => {
+  it('get_object_version, when the caller holds the tagging action', () => {
+    const tagger = key([{ bucket: 'data', prefixes: [], actions: ['get_object_tagging'] }]);
+    expect(() => authorize(tagger, { name: 'GetObjectTagging', versionId: 'v1' }, { bucket: PRIVATE, key: 'a' })).toThrow(
+      'Access Denied: caller may not get_object_version on data/a',
+    );
+  });
+});
+
+describe('ownsBucket (CreateBucket on an existing virtual bucket)', () => {
+  it.each([
+    ['any scope on the bucket, whatever its actions and prefixes', key([{ bucket: 'data', prefixes: ['x/'], actions: ['get_object'] }]), true],
+    ['a scope on every bucket', key([{ bucket: '*', prefixes: [], actions: [] }]), true],
+    ['scopes on other buckets only', key([{ bucket: 'other', prefixes: [], actions: ALL }]), false],
+    ['an STS scope whose {claim} bucket resolved to nothing', key([{ bucket: '', prefixes: [], actions: ALL }], true), false],
+    ['an anonymous caller, even on a bucket open to reads', ANONYMOUS, false],
+  ])('%s -> %s', (_name, identity, expected) => {
+    expect(ownsBucket(identity, PUBLIC)).toBe(expected);
   });
 });
 

@@ -643,7 +643,8 @@ describe('parseConfig: credentials, roles and scopes', () => {
     const problems = problemsOf('[[credentials]]\naccess_key_id = "AK"\nsecret_access_key = "s"\n[[credentials.allowed_scopes]]\nbucket = "b"\nactions = ["GetObject"]\n');
     expect(problems).toEqual([
       '[[credentials]] #1.[[allowed_scopes]] #1: actions "GetObject" is not one of get_object, get_object_version, head_object, put_object, ' +
-        'delete_object, list_bucket, create_multipart_upload, upload_part, complete_multipart_upload, abort_multipart_upload',
+        'delete_object, list_bucket, create_multipart_upload, upload_part, complete_multipart_upload, abort_multipart_upload, ' +
+        'list_bucket_versions, delete_object_version, get_object_tagging, put_object_tagging, delete_object_tagging',
     ]);
   });
 

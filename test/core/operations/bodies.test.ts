@@ -17,18 +17,22 @@ const codeOf = (fn: () => unknown): string | undefined => {
 const objects = (n: number): string => Array.from({ length: n }, (_, i) => `<Object><Key>k${i}</Key></Object>`).join('');
 
 describe('parseDeleteRequest', () => {
-  it('reads the keys exactly, entities decoded, whitespace kept, and Quiet', () => {
+  it('reads the keys exactly, entities decoded, whitespace kept, the versions named, and Quiet', () => {
     const body = `<?xml version="1.0"?><Delete xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Quiet>true</Quiet>
-      <Object><Key> a &amp; b </Key><VersionId>ignored</VersionId></Object><Object><Key>ü/&lt;x&gt;</Key></Object></Delete>`;
-    expect(parseDeleteRequest(utf8(body))).toEqual({ quiet: true, keys: [' a & b ', 'ü/<x>'] });
+      <Object><Key> a &amp; b </Key><VersionId>v1</VersionId></Object><Object><Key>ü/&lt;x&gt;</Key></Object></Delete>`;
+    expect(parseDeleteRequest(utf8(body))).toEqual({ quiet: true, entries: [{ key: ' a & b ', versionId: 'v1' }, { key: 'ü/<x>' }] });
+  });
+
+  it('an empty VersionId names no version, as on DeleteObject', () => {
+    expect(parseDeleteRequest(utf8('<Delete><Object><Key>a</Key><VersionId></VersionId></Object></Delete>')).entries).toEqual([{ key: 'a' }]);
   });
 
   it('keys the gateway refuses in paths are allowed here (spec: body keys are exempt)', () => {
-    expect(parseDeleteRequest(utf8('<Delete><Object><Key>a/../b/</Key></Object></Delete>')).keys).toEqual(['a/../b/']);
+    expect(parseDeleteRequest(utf8('<Delete><Object><Key>a/../b/</Key></Object></Delete>')).entries).toEqual([{ key: 'a/../b/' }]);
   });
 
   it('accepts 1000 objects and refuses 1001', () => {
-    expect(parseDeleteRequest(utf8(`<Delete>${objects(1000)}</Delete>`)).keys).toHaveLength(1000);
+    expect(parseDeleteRequest(utf8(`<Delete>${objects(1000)}</Delete>`)).entries).toHaveLength(1000);
     expect(codeOf(() => parseDeleteRequest(utf8(`<Delete>${objects(1001)}</Delete>`)))).toBe('MalformedXML');
   });
 
