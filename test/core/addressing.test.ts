@@ -97,6 +97,13 @@ actions = ["get_object", "list_bucket"]
     expect(body(await gateway.handle(sts))).toContain('<Code>PreconditionFailed</Code>');
   });
 
+  it('GIVEN the bare domain WHEN an STS call arrives THEN STS answers it (here: unsigned, in STS\'s error shape)', async () => {
+    const sts = { ...request('POST', 'gw.test', '/'), rawQuery: 'Action=GetCallerIdentity&Version=2011-06-15' };
+    expect(body(await gateway.handle(sts))).toContain('<ErrorResponse');
+    const onBucketHost = { ...request('POST', 'data.gw.test', '/'), rawQuery: 'Action=GetCallerIdentity&Version=2011-06-15' };
+    expect(body(await gateway.handle(onBucketHost))).not.toContain('<ErrorResponse');
+  });
+
   it('GIVEN a Host naming no bucket WHEN read THEN 404 NoSuchBucket', async () => {
     expect(body(await gateway.handle(request('GET', 'nothere.gw.test', '/k')))).toContain('<Code>NoSuchBucket</Code>');
   });
