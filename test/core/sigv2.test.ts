@@ -2,6 +2,8 @@ import { parseConfig } from '../../functions/core/config/parse';
 import { Gateway } from '../../functions/core/gateway';
 import type { BackendClient, Dispatch, ProxyRequest } from '../../functions/core/http';
 import { stringToSignV2 } from '../../functions/core/sigv2';
+import { importSessionKey, sealSession } from '../../functions/core/sts';
+import { createHmac, randomBytes } from 'node:crypto';
 
 /**
  * SigV2 presigned links, checked against AWS's published example ("Query string request authentication",
@@ -86,7 +88,6 @@ describe('SigV2 presigned links', () => {
   });
 
   it('GIVEN a valid SigV2 signature WHEN it is used to write or list THEN AccessDenied: SigV2 only reads objects', async () => {
-    const { createHmac } = await import('node:crypto');
     const sign = (method: string, resource: string): string =>
       `AWSAccessKeyId=${AWS_EXAMPLE.accessKeyId}&Expires=${EXPIRES}&Signature=${encodeURIComponent(
         createHmac('sha1', AWS_EXAMPLE.secretAccessKey).update(`${method}\n\n\n${EXPIRES}\n${resource}`).digest('base64'),
@@ -99,5 +100,23 @@ describe('SigV2 presigned links', () => {
     expect(codeOf(del)).toBe('AccessDenied');
     const head = await gateway().handle(request('HEAD', '/photos/puppy.jpg', sign('HEAD', '/johnsmith/photos/puppy.jpg')));
     expect(head.kind).toBe('forward');
+  });
+
+  it('GIVEN temporary credentials WHEN their SigV2 link carries the session token (as botocore puts it) THEN it reads within the session\'s scopes only', async () => {
+    const sessionKey = randomBytes(32);
+    const temporary = { accessKeyId: 'ASIATEMPORARY0000000', secretAccessKey: 'temporary/secret/0000000000000000000000' };
+    const token = await sealSession(await importSessionKey(sessionKey), {
+      ...temporary,
+      scopes: [{ bucket: 'johnsmith', prefixes: ['photos/'], actions: ['get_object'] }],
+      session: { roleId: 'arn:aws:iam::000000000000:role/reader', subject: 'someone', expiresAt: (EXPIRES + 3600) * 1000 },
+    });
+    const link = (key: string): string => {
+      const toSign = `GET\n\n\n${EXPIRES}\nx-amz-security-token:${token}\n/johnsmith/${key}`;
+      const signature = createHmac('sha1', temporary.secretAccessKey).update(toSign).digest('base64');
+      return `AWSAccessKeyId=${temporary.accessKeyId}&Expires=${EXPIRES}&x-amz-security-token=${encodeURIComponent(token)}&Signature=${encodeURIComponent(signature)}`;
+    };
+    const gw = new Gateway(parseConfig(config(), { SESSION_TOKEN_KEY: sessionKey.toString('base64') }), { client: noNetwork, now: () => (EXPIRES - 60) * 1000 });
+    expect((await gw.handle(request('GET', '/photos/puppy.jpg', link('photos/puppy.jpg')))).kind).toBe('forward');
+    expect(codeOf(await gw.handle(request('GET', '/private/puppy.jpg', link('private/puppy.jpg'))))).toBe('AccessDenied');
   });
 });

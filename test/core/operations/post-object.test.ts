@@ -3,6 +3,8 @@ import { createPresignedPost, type PresignedPostOptions } from '@aws-sdk/s3-pres
 import { parseConfig } from '../../../functions/core/config/parse';
 import { Gateway } from '../../../functions/core/gateway';
 import type { BackendClient, Dispatch, ProxyRequest } from '../../../functions/core/http';
+import { importSessionKey, sealSession } from '../../../functions/core/sts';
+import { randomBytes } from 'node:crypto';
 
 /**
  * PostObject (presigned POST) through Gateway.handle, in process: a form built by @aws-sdk/s3-presigned-post
@@ -195,6 +197,28 @@ describe('PostObject (presigned POST) in the core', () => {
     expect(dispatch.request.headers['content-length']).toBe('8');
     expect(await readAll(dispatch.request.body as ReadableStream<Uint8Array>)).toBe('to azure');
     expect(dispatch.respond(201, new Headers({ etag: '"0x8D"' }))).toMatchObject({ status: 204, headers: { etag: '"0x8D"' } });
+  });
+
+  it('GIVEN temporary credentials WHEN their form is posted THEN the session token field names the signer, and its scopes decide', async () => {
+    const sessionKey = randomBytes(32);
+    const temporary = { accessKeyId: 'ASIATEMPORARY0000000', secretAccessKey: 'temporary/secret/0000000000000000000000' };
+    const sessionToken = await sealSession(await importSessionKey(sessionKey), {
+      ...temporary,
+      scopes: [{ bucket: 'uploads', prefixes: ['session/'], actions: ['put_object'] }],
+      session: { roleId: 'arn:aws:iam::000000000000:role/uploader', subject: 'page', expiresAt: Date.now() + 3600_000 },
+    });
+    const withSession = new Gateway(parseConfig(CONFIG, { SESSION_TOKEN_KEY: sessionKey.toString('base64') }), { client: noNetwork });
+    const sessionClient = new S3Client({ region: 'us-east-1', endpoint: 'http://gateway.test', forcePathStyle: true, credentials: { ...temporary, sessionToken } });
+    try {
+      const form = async (key: string): Promise<Part[]> =>
+        Object.entries((await createPresignedPost(sessionClient, { Bucket: 'uploads', Key: key, Expires: 300 })).fields).map(([name, value]) => ({ name, value }));
+      const inside = await withSession.handle(post('/uploads', formBody([...(await form('session/a.txt')), file('x')])));
+      expect(inside.kind).toBe('forward');
+      const outside = await withSession.handle(post('/uploads', formBody([...(await form('incoming/a.txt')), file('x')])));
+      expect(errorOf(outside).code).toBe('AccessDenied');
+    } finally {
+      sessionClient.destroy();
+    }
   });
 
   it('GIVEN no policy WHEN posted THEN the anonymous caller may not write', async () => {
