@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startBrowser, startPageServer, type Browser, type PageServer } from '../support/browser';
 import { startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
-import { PYTHONS } from '../support/clients';
+import { AWS_CLIS, PYTHONS } from '../support/clients';
 import { DOMAIN, UPLOADER, browsersConfig, presignedPost, presignedUrl } from './browsers-fixtures';
 import { RANGE_BODY, putDirect, readText, startBackends, type Backends } from './fixtures';
 import { exists } from './write-fixtures';
@@ -143,15 +143,22 @@ describe.each(RUNTIMES_HERE)('a web page on another origin (%s runtime)', (runti
   });
 
   if (runtime === 'node') {
-    it('(g) opens a SigV2 link made by boto3\'s generate_presigned_url with its defaults', async () => {
-      await putDirect(backends.direct.rgw, 'data', 'browsers/uploads/sigv2.txt', 'opened from a SigV2 link');
-      const program = `
+    it.each([
+      ['boto3\'s generate_presigned_url', async (): Promise<string> => {
+        const program = `
 import boto3
 s3 = boto3.client('s3', endpoint_url='${gw.endpoint}', region_name='us-east-1',
                   aws_access_key_id='${UPLOADER.accessKeyId}', aws_secret_access_key='${UPLOADER.secretAccessKey}')
 print(s3.generate_presigned_url('get_object', Params={'Bucket': 'web', 'Key': 'uploads/sigv2.txt'}))`;
-      const { stdout } = await promisify(execFile)(PYTHONS['boto3-debian'], ['-c', program]);
-      const link = stdout.trim();
+        return (await promisify(execFile)(PYTHONS['boto3-debian'], ['-c', program])).stdout;
+      }],
+      ['aws-cli v1\'s s3 presign', async (): Promise<string> => {
+        const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_ACCESS_KEY_ID: UPLOADER.accessKeyId, AWS_SECRET_ACCESS_KEY: UPLOADER.secretAccessKey, AWS_DEFAULT_REGION: 'us-east-1', AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null' };
+        return (await promisify(execFile)(AWS_CLIS.v1, ['--endpoint-url', gw.endpoint, 's3', 'presign', 's3://web/uploads/sigv2.txt'], { env })).stdout;
+      }],
+    ])('(g) opens a SigV2 link made by %s with its defaults', async (_, make) => {
+      await putDirect(backends.direct.rgw, 'data', 'browsers/uploads/sigv2.txt', 'opened from a SigV2 link');
+      const link = (await make()).trim();
       expect(link).toContain('AWSAccessKeyId=');
       const tab = await browser.context.newPage();
       try {
