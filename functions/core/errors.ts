@@ -4,11 +4,17 @@
  */
 export const S3_ERROR_STATUS = {
   AccessDenied: 403,
+  /** A CORS preflight no rule allows. */
+  AccessForbidden: 403,
   AuthorizationHeaderMalformed: 400,
   AuthorizationQueryParametersError: 400,
   BadDigest: 400,
+  /** A CORS preflight without Origin or with an invalid Access-Control-Request-Method. */
+  BadRequest: 400,
   BucketAlreadyOwnedByYou: 409,
   EntityTooLarge: 400,
+  /** A POST form upload below its policy's content-length-range. */
+  EntityTooSmall: 400,
   ExpiredToken: 400,
   IncompleteBody: 400,
   InternalError: 500,
@@ -17,10 +23,13 @@ export const S3_ERROR_STATUS = {
   InvalidBucketName: 400,
   InvalidDigest: 400,
   InvalidPart: 400,
+  InvalidPolicyDocument: 400,
   InvalidRange: 416,
   InvalidRequest: 400,
   InvalidToken: 400,
+  MalformedPOSTRequest: 400,
   MalformedXML: 400,
+  MaxPostPreDataLengthExceededError: 400,
   MethodNotAllowed: 405,
   MissingContentLength: 411,
   MissingSecurityHeader: 400,

@@ -1,7 +1,9 @@
+import { requestAddressing, type Addressing } from './addressing';
 import { type Identity, type SessionUnsealer } from './auth/identity';
 import { createStores } from './backends';
 import { useNativeCrc32, type NativeCrc32 } from './checksums';
 import type { Config } from './config/types';
+import { bucketOfPath, corsRulesFor, hasCors, preflightResponse, responseCorsHeaders, withCors, withCorsResponse, type CorsTarget } from './cors';
 import type { BackendClient, Dispatch, ProxyRequest, ProxyResponse } from './http';
 import { HEALTH_PATH, healthResponse, type HealthState } from './health';
 import type { Log } from './log';
@@ -15,6 +17,7 @@ import { Query } from './query';
 import { errorResponse } from './responses';
 import { S3Api } from './s3';
 import { StsError, StsService, sessionUnsealer, stsErrorResponse } from './sts';
+import { matchSts } from './sts/routes';
 
 export interface GatewayDeps {
   /** Executes backend requests whose answer the core reads itself (listings, copies, multipart control). */
@@ -40,7 +43,8 @@ export interface GatewayDeps {
 /**
  * The runtime-agnostic core: one request in, one dispatch out. Built once per process (or cold start) from a
  * validated configuration; adapters call `handle` and execute what it returns. A request is, in this order, a
- * health probe, an OIDC discovery document, an STS call, or an S3 request.
+ * health probe, a CORS preflight, an OIDC discovery document, an STS call, or an S3 request; on a
+ * virtual-hosted bucket's host (`{bucket}.{domain}`) every request but the health probe is that bucket's.
  */
 export class Gateway {
   /** The gateway as an OIDC identity provider, when OIDC_PROVIDER_KEY and OIDC_PROVIDER_ISSUER are set. */
@@ -50,6 +54,8 @@ export class Gateway {
   private readonly s3: S3Api;
   /** What `/.health` reports; `draining` once the runtime began to shut down. */
   private health: HealthState = 'ok';
+  /** Whether any CORS rule is configured: without one, nothing CORS runs per request. */
+  private readonly cors: boolean;
 
   /** @throws ConfigError when the identity provider's key or certificate is unusable. */
   constructor(
@@ -60,6 +66,7 @@ export class Gateway {
     if (deps.crc32) useNativeCrc32(deps.crc32);
     const key = config.settings.sessionTokenKey;
     const unseal = deps.unseal ?? (key ? sessionUnsealer(key) : undefined);
+    this.cors = hasCors(config);
     this.identityProvider = readIdentityProvider(config.settings);
     this.sts = new StsService(config, { client: deps.client, now, unseal });
     const stores = createStores(config.buckets.values(), {
@@ -67,7 +74,7 @@ export class Gateway {
       now,
       s3Credentials: s3CredentialSource(this.identityProvider && federation(this.identityProvider, config, deps, now)),
     });
-    const services = { listTokens: new ListTokens(key) };
+    const services = { listTokens: new ListTokens(key), now, unseal };
     this.s3 = new S3Api({ config, stores, services, now, unseal, createdAt: new Date(now()).toISOString() });
   }
 
@@ -88,25 +95,64 @@ export class Gateway {
     this.health = 'draining';
   }
 
-  /** The error response for a failure, including ones an adapter meets while executing a Forward. */
+  /**
+   * The error response for a failure, including ones an adapter meets while executing a Forward; with the
+   * CORS headers the request's rules give it, so a page can read why it was refused.
+   */
   failure(err: unknown, request: ProxyRequest): ProxyResponse {
-    if (err instanceof StsError) return stsErrorResponse(err, request.requestId);
-    return errorResponse(err, request.requestId, request.method, request.rawPath);
+    const response = err instanceof StsError ? stsErrorResponse(err, request.requestId) : errorResponse(err, request.requestId, request.method, request.rawPath);
+    if (!this.cors) return response;
+    const addressing = requestAddressing(request.headers, this.config.virtualHostDomains);
+    const rules = corsRulesFor(this.config, this.corsTarget(request, addressing, new Query(request.rawQuery)));
+    return rules === undefined ? response : withCorsResponse(response, responseCorsHeaders(request, rules));
   }
 
   private async dispatch(request: ProxyRequest): Promise<Dispatch> {
     // First: a health probe must not depend on anything else the gateway does (see health.ts).
     if (request.rawPath === HEALTH_PATH) return respond(healthResponse(request, this.health));
-    if (this.identityProvider) {
+    const addressing = requestAddressing(request.headers, this.config.virtualHostDomains);
+    const query = new Query(request.rawQuery);
+    // A preflight is answered from the CORS rules alone, before anything is authenticated (as S3 does).
+    if (request.method === 'OPTIONS') return respond(this.preflight(request, addressing));
+    const onBucketHost = addressing.style === 'virtual';
+    if (this.identityProvider && !onBucketHost) {
       const discovery = await discoveryResponse(this.identityProvider, request);
       if (discovery) return respond(discovery);
     }
-    const query = new Query(request.rawQuery);
+    const rules = this.cors ? corsRulesFor(this.config, this.corsTarget(request, addressing, query)) : undefined;
     // STS before S3: its paths (`/`, `/sts/`) would otherwise route as ListBuckets or a bucket named `sts`.
     // A form that turns out not to be STS reaches S3 from inside a NeedsBody, where nothing else catches.
     const toS3 = (replayed: ProxyRequest): Promise<Dispatch> =>
-      this.s3.dispatch(replayed, query).catch((err: unknown) => respond(this.failure(err, replayed)));
-    return this.sts.dispatch(request, query, toS3) ?? this.s3.dispatch(request, query);
+      this.s3.dispatch(replayed, query, addressing).catch((err: unknown) => respond(this.failure(err, replayed)));
+    const dispatch = (onBucketHost ? undefined : this.sts.dispatch(request, query, toS3)) ?? this.s3.dispatch(request, query, addressing);
+    return rules === undefined ? dispatch : withCors(await dispatch, responseCorsHeaders(request, rules));
+  }
+
+  /** Whose CORS rules a request is answered with: its bucket's, the service's, or the STS endpoint's. */
+  private corsTarget(request: ProxyRequest, addressing: Addressing, query: Query): CorsTarget {
+    if (addressing.style === 'virtual') return { kind: 'bucket', name: addressing.bucket };
+    if (matchSts(request, query) !== undefined) return { kind: 'sts' };
+    const bucket = bucketOfPath(request.rawPath, this.config);
+    return bucket === undefined ? { kind: 'service' } : { kind: 'bucket', name: bucket };
+  }
+
+  /** A preflight, for the bucket, object or service (STS: a POST to `/` or anything on `/.sts`) it names. */
+  private preflight(request: ProxyRequest, addressing: Addressing): ProxyResponse {
+    const path = request.rawPath;
+    let target: CorsTarget;
+    let type: string;
+    if (addressing.style === 'virtual') {
+      target = { kind: 'bucket', name: addressing.bucket };
+      type = path === '/' ? 'BUCKET' : 'OBJECT';
+    } else if (path === '/.sts' || path === '/.sts/' || (path === '/' && request.headers.get('access-control-request-method') === 'POST')) {
+      target = { kind: 'sts' };
+      type = 'SERVICE';
+    } else {
+      const bucket = bucketOfPath(path, this.config);
+      target = bucket === undefined ? { kind: 'service' } : { kind: 'bucket', name: bucket };
+      type = bucket === undefined ? 'SERVICE' : /^\/[^/]*\/?$/.test(path) ? 'BUCKET' : 'OBJECT';
+    }
+    return preflightResponse(request, corsRulesFor(this.config, target), type);
   }
 }
 

@@ -17,6 +17,8 @@ export type Operation =
   | { readonly name: 'ListObjectVersions'; readonly bucket: string }
   | { readonly name: 'ListMultipartUploads'; readonly bucket: string }
   | { readonly name: 'DeleteObjects'; readonly bucket: string }
+  /** A browser form upload: `POST /{bucket}` with a multipart/form-data body holding a signed policy. */
+  | { readonly name: 'PostObject'; readonly bucket: string }
   | {
       /** `versionId`: the version a read, a delete or a tagging call names (absent: the current object). */
       readonly name: 'GetObject' | 'HeadObject' | 'DeleteObject' | 'GetObjectTagging' | 'PutObjectTagging' | 'DeleteObjectTagging';
@@ -107,6 +109,7 @@ function routeBucket(method: string, bucket: string, query: Query, sub: readonly
   if (method === 'HEAD' && sub.length === 0) return { name: 'HeadBucket', bucket };
   if (method === 'PUT' && sub.length === 0) return { name: 'CreateBucket', bucket };
   if (method === 'POST' && only('delete')) return { name: 'DeleteObjects', bucket };
+  if (method === 'POST' && sub.length === 0) return { name: 'PostObject', bucket };
   throw notImplemented(describe(method, 'bucket', sub));
 }
 

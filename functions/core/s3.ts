@@ -3,6 +3,7 @@
  * operation), then routed, path-mapped, aimed at its virtual bucket, and handed to its operation, which has
  * it authorized.
  */
+import { pathStylePath, type Addressing } from './addressing';
 import { authenticate, type SessionUnsealer } from './auth/identity';
 import { authorizeListBuckets } from './auth/authorize';
 import { withHoistedHeaders } from './auth/hoisted-headers';
@@ -38,12 +39,15 @@ export class S3Api {
     if (deps.config.pathMapping) this.paths = new PathMapper(deps.config.pathMapping, deps.config.buckets);
   }
 
-  async dispatch(received: ProxyRequest, query: Query): Promise<Dispatch> {
+  /** @param addressing How the Host addresses the bucket: a virtual-hosted request is routed under its bucket. */
+  async dispatch(received: ProxyRequest, query: Query, addressing?: Addressing): Promise<Dispatch> {
     const { config, now, unseal } = this.deps;
-    const identity = await authenticate(received, config, now(), unseal);
+    // Signatures cover the path as sent; routing (and SigV2's canonical resource) read it path-style.
+    const path = addressing === undefined ? received.rawPath : pathStylePath(received.rawPath, addressing);
+    const identity = await authenticate(received, config, now(), unseal, path);
     // A presigned URL's signed `x-amz-*` query parameters are the headers they stand for.
     const request = withHoistedHeaders(received, identity.info);
-    const routed = routeS3(request.method, request.rawPath, query, request.headers);
+    const routed = routeS3(request.method, path, query, request.headers);
     if (routed.name === 'CreateBucket') throw createBucketRefusal(identity, routed.bucket, this.bucketsNamed(routed.bucket));
     const ctx: RequestContext = { request, query, identity, config, requestId: request.requestId };
     // Path mapping rewrites the routed operation only: the signature was verified over what was sent.

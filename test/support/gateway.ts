@@ -95,6 +95,13 @@ export interface RuntimeLimits {
    * `Content-Encoding` there: an object's Content-Encoding is not reported to clients.
    */
   readonly dropsContentEncoding?: boolean;
+  /**
+   * The platform gives the gateway one fixed host name (a Function URL's `<id>.lambda-url.<region>.on.aws`, a
+   * Web Function's endpoint domain),
+   * so no `{bucket}.{domain}` name can reach it: virtual-hosted–style addressing is not for this runtime
+   * (the local stand-in would pass any Host through; production cannot).
+   */
+  readonly fixedHost?: boolean;
 }
 
 export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
@@ -107,6 +114,7 @@ export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
     nonAsciiHeaders: 'ascii',
     // The local Function URL's answer; what AWS answers is undocumented (scripts/lambda-local/function-url.ts).
     stalledBodyStatus: 408,
+    fixedHost: true,
   },
   // Responses are not limited on the edge.
   edge: {
@@ -117,7 +125,8 @@ export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
     nonAsciiHeaders: 'utf8',
   },
   // No body limit is documented for a Web Function; its request timeout (900 s) bounds the rest.
-  web: {},
+  // Its Host must be the endpoint's own domain name (any other is the platform's 404).
+  web: { fixedHost: true },
 };
 
 /**

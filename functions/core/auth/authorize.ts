@@ -10,12 +10,16 @@ import type { Identity } from './identity';
  * their scopes. Operations, copy sources, DeleteObjects' keys and listings all ask here; nothing else decides.
  */
 
-/** What an operation is authorized as, and whether an anonymous caller may ever do it. */
+/**
+ * What an operation is authorized as, whether an anonymous caller may ever do it, and whether a SigV2
+ * presigned link may (only object reads: header-signed SigV2 and SigV2 writes are never accepted).
+ */
 export interface Rule {
   readonly action: Action;
   /** A second action the caller must hold as well (a tagging call naming a version: `get_object_version`). */
   readonly also?: Action;
   readonly anonymous: boolean;
+  readonly sigv2: boolean;
 }
 
 /**
@@ -24,27 +28,29 @@ export interface Rule {
  * actions (see `ownsBucket`).
  */
 export const RULES: Readonly<Record<Exclude<OperationName, 'ListBuckets' | 'CreateBucket'>, Rule>> = {
-  GetObject: { action: 'get_object', anonymous: true },
-  HeadObject: { action: 'head_object', anonymous: true },
-  ListObjects: { action: 'list_bucket', anonymous: true },
-  HeadBucket: { action: 'list_bucket', anonymous: true },
-  GetBucketLocation: { action: 'list_bucket', anonymous: true },
-  ListObjectVersions: { action: 'list_bucket_versions', anonymous: false },
+  GetObject: { action: 'get_object', anonymous: true, sigv2: true },
+  HeadObject: { action: 'head_object', anonymous: true, sigv2: true },
+  ListObjects: { action: 'list_bucket', anonymous: true, sigv2: false },
+  HeadBucket: { action: 'list_bucket', anonymous: true, sigv2: false },
+  GetBucketLocation: { action: 'list_bucket', anonymous: true, sigv2: false },
+  ListObjectVersions: { action: 'list_bucket_versions', anonymous: false, sigv2: false },
   // Uploads in progress are not part of the anonymous ListBucket grant.
-  ListMultipartUploads: { action: 'list_bucket', anonymous: false },
-  ListParts: { action: 'list_bucket', anonymous: false },
-  PutObject: { action: 'put_object', anonymous: false },
-  CopyObject: { action: 'put_object', anonymous: false },
-  DeleteObject: { action: 'delete_object', anonymous: false },
-  DeleteObjects: { action: 'delete_object', anonymous: false },
-  CreateMultipartUpload: { action: 'create_multipart_upload', anonymous: false },
-  UploadPart: { action: 'upload_part', anonymous: false },
-  UploadPartCopy: { action: 'upload_part', anonymous: false },
-  CompleteMultipartUpload: { action: 'complete_multipart_upload', anonymous: false },
-  AbortMultipartUpload: { action: 'abort_multipart_upload', anonymous: false },
-  GetObjectTagging: { action: 'get_object_tagging', anonymous: false },
-  PutObjectTagging: { action: 'put_object_tagging', anonymous: false },
-  DeleteObjectTagging: { action: 'delete_object_tagging', anonymous: false },
+  ListMultipartUploads: { action: 'list_bucket', anonymous: false, sigv2: false },
+  ListParts: { action: 'list_bucket', anonymous: false, sigv2: false },
+  PutObject: { action: 'put_object', anonymous: false, sigv2: false },
+  // A browser form upload (presigned POST): the key is written as by PutObject, signed by the policy's signer.
+  PostObject: { action: 'put_object', anonymous: false, sigv2: false },
+  CopyObject: { action: 'put_object', anonymous: false, sigv2: false },
+  DeleteObject: { action: 'delete_object', anonymous: false, sigv2: false },
+  DeleteObjects: { action: 'delete_object', anonymous: false, sigv2: false },
+  CreateMultipartUpload: { action: 'create_multipart_upload', anonymous: false, sigv2: false },
+  UploadPart: { action: 'upload_part', anonymous: false, sigv2: false },
+  UploadPartCopy: { action: 'upload_part', anonymous: false, sigv2: false },
+  CompleteMultipartUpload: { action: 'complete_multipart_upload', anonymous: false, sigv2: false },
+  AbortMultipartUpload: { action: 'abort_multipart_upload', anonymous: false, sigv2: false },
+  GetObjectTagging: { action: 'get_object_tagging', anonymous: false, sigv2: false },
+  PutObjectTagging: { action: 'put_object_tagging', anonymous: false, sigv2: false },
+  DeleteObjectTagging: { action: 'delete_object_tagging', anonymous: false, sigv2: false },
 };
 
 /** An operation as authorization sees it: its name and the version it names, if any. */
@@ -55,12 +61,12 @@ export interface Authorizable {
 
 /** The rows of operations that name a version: never implied by the unversioned action, never anonymous. */
 const VERSIONED: Partial<Record<keyof typeof RULES, Rule>> = {
-  GetObject: { action: 'get_object_version', anonymous: false },
-  HeadObject: { action: 'get_object_version', anonymous: false },
-  DeleteObject: { action: 'delete_object_version', anonymous: false },
-  GetObjectTagging: { action: 'get_object_tagging', also: 'get_object_version', anonymous: false },
-  PutObjectTagging: { action: 'put_object_tagging', also: 'get_object_version', anonymous: false },
-  DeleteObjectTagging: { action: 'delete_object_tagging', also: 'get_object_version', anonymous: false },
+  GetObject: { action: 'get_object_version', anonymous: false, sigv2: true },
+  HeadObject: { action: 'get_object_version', anonymous: false, sigv2: true },
+  DeleteObject: { action: 'delete_object_version', anonymous: false, sigv2: false },
+  GetObjectTagging: { action: 'get_object_tagging', also: 'get_object_version', anonymous: false, sigv2: false },
+  PutObjectTagging: { action: 'put_object_tagging', also: 'get_object_version', anonymous: false, sigv2: false },
+  DeleteObjectTagging: { action: 'delete_object_tagging', also: 'get_object_version', anonymous: false, sigv2: false },
 };
 
 /**
@@ -87,7 +93,8 @@ export function isAuthorized(identity: Identity, operation: Authorizable, resour
 }
 
 /** The action (of `rule`) the caller lacks on `resource`, or undefined when it may; `anonymous` for a refused anonymous caller. */
-function missingAction(identity: Identity, rule: Rule, resource: Resource): Action | 'anonymous' | undefined {
+function missingAction(identity: Identity, rule: Rule, resource: Resource): Action | 'anonymous' | 'sigv2' | undefined {
+  if (identity.sigv2 && !rule.sigv2) return 'sigv2';
   const principal = identity.principal;
   if (principal.type === 'anonymous') return rule.anonymous && resource.bucket.anonymousAccess ? undefined : 'anonymous';
   for (const action of rule.also === undefined ? [rule.action] : [rule.action, rule.also]) {
@@ -105,12 +112,14 @@ export function authorize(identity: Identity, operation: Authorizable, resource:
   if (missing === undefined) return;
   const principal = identity.principal;
   if (missing === 'anonymous' || principal.type === 'anonymous') throw accessDenied();
+  if (missing === 'sigv2') throw accessDenied(SIGV2_READS_ONLY);
   throw accessDenied(`Access Denied: ${principal.name} may not ${missing} on ${resource.bucket.name}/${resource.key}`);
 }
 
 /** Whether `identity` may do `operation` somewhere in `bucket` (bucket-level operations, the first stage of DeleteObjects). */
 export function isAuthorizedInBucket(identity: Identity, operation: Authorizable, bucket: Bucket): boolean {
   const rule = ruleOf(operation);
+  if (identity.sigv2 && !rule.sigv2) return false;
   const principal = identity.principal;
   if (principal.type === 'anonymous') return rule.anonymous && bucket.anonymousAccess;
   return isAllowedSomewhere(principal.scopes, bucket.name, rule.action) && (rule.also === undefined || isAllowedSomewhere(principal.scopes, bucket.name, rule.also));
@@ -118,13 +127,17 @@ export function isAuthorizedInBucket(identity: Identity, operation: Authorizable
 
 /** Throws 403 AccessDenied unless `identity` may do `operation` somewhere in `bucket`. */
 export function authorizeInBucket(identity: Identity, operation: Authorizable, bucket: Bucket): void {
-  if (!isAuthorizedInBucket(identity, operation, bucket)) throw accessDenied();
+  if (isAuthorizedInBucket(identity, operation, bucket)) return;
+  throw accessDenied(identity.sigv2 && !ruleOf(operation).sigv2 ? SIGV2_READS_ONLY : undefined);
 }
 
-/** ListBuckets: any signed caller; the list itself is every virtual bucket. */
+/** ListBuckets: any signed caller (a SigV2 link only reads objects); the list itself is every virtual bucket. */
 export function authorizeListBuckets(identity: Identity): void {
+  if (identity.sigv2) throw accessDenied(SIGV2_READS_ONLY);
   if (identity.principal.type === 'anonymous') throw accessDenied();
 }
+
+const SIGV2_READS_ONLY = 'Access Denied: a SigV2 presigned URL may only read an object (GET or HEAD); sign anything else with AWS4-HMAC-SHA256';
 
 /**
  * Whether S3 would call the caller the owner of an existing bucket (CreateBucket's 409
@@ -146,6 +159,7 @@ const WHOLE_BUCKET: readonly KeyRange[] = [{ prefix: '', exact: false }];
  */
 export function listableRanges(identity: Identity, operation: Authorizable, bucket: Bucket, prefix: string): KeyRange[] {
   const rule = ruleOf(operation);
+  if (identity.sigv2 && !rule.sigv2) return [];
   const principal = identity.principal;
   if (principal.type === 'anonymous') return rule.anonymous && bucket.anonymousAccess ? rangesUnder(WHOLE_BUCKET, prefix) : [];
   return rangesUnder(grantedRanges(principal.scopes, bucket.name, rule.action), prefix);

@@ -1,7 +1,9 @@
 import type { Config, Scope } from '../config/types';
 import { S3Error, accessDenied } from '../errors';
 import type { ProxyRequest } from '../http';
-import { checkService, parseSignedRequest, verifySignature, type SignedRequestInfo, type VerifiedSignature } from '../sigv4';
+import { hmac, timingSafeEqual, toHex } from '../bytes';
+import { checkService, parseAmzDate, parseSignedRequest, signingKey, verifySignature, type SignedRequestInfo, type VerifiedSignature } from '../sigv4';
+import { isSigV2Query, parseSigV2Query, verifySigV2 } from '../sigv2';
 
 /**
  * Who is calling. Every request is authenticated here: anonymous, a long-lived `[[credentials]]` key, or a
@@ -26,6 +28,11 @@ export interface SessionPrincipal {
 
 export interface Identity {
   readonly principal: Principal;
+  /**
+   * True for a SigV2 presigned link (`AWSAccessKeyId`, `Expires`, `Signature`): core/auth lets such a caller
+   * only read objects (RULES' `sigv2` column).
+   */
+  readonly sigv2?: true;
   /** The verified signature; aws-chunked decoding chains its chunk signatures from it. */
   readonly signature?: VerifiedSignature;
   readonly info?: SignedRequestInfo;
@@ -64,7 +71,9 @@ export async function authenticate(
   config: Config,
   now: number,
   unseal?: SessionUnsealer,
+  resourcePath: string = request.rawPath,
 ): Promise<Identity> {
+  if (!request.headers.has('authorization') && isSigV2Query(request.rawQuery)) return authenticateSigV2(request, config, now, unseal, resourcePath);
   const info = parseSignedRequest(request.headers, request.rawQuery);
   if (info === undefined) {
     if (ANONYMOUS_REFUSED.some((name) => request.headers.has(name))) throw accessDenied();
@@ -72,16 +81,33 @@ export async function authenticate(
   }
   checkService(info, 's3');
   const token = info.securityToken ?? request.headers.get('x-amz-security-token') ?? undefined;
-  const { secret, principal } = token ? await sessionKey(token, info, now, unseal) : longLivedKey(info, config);
+  const { secret, principal } = token ? await sessionKey(token, info.accessKeyId, now, unseal) : longLivedKey(info.accessKeyId, config);
   const signature = await verifySignature(request, info, secret, now);
   return { principal, signature, info };
 }
 
-function longLivedKey(info: SignedRequestInfo, config: Config): { secret: string; principal: Principal } {
-  const credential = config.credentials.get(info.accessKeyId);
+const SIGV4_ONLY = 'The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256.';
+
+/**
+ * A SigV2 presigned link: refused when `sigv2_presigned_urls = false`, else verified over the path-style
+ * resource (`resourcePath`) as sent. The caller may then only read (core/auth).
+ */
+async function authenticateSigV2(request: ProxyRequest, config: Config, now: number, unseal: SessionUnsealer | undefined, resourcePath: string): Promise<Identity> {
+  if (config.sigv2PresignedUrls === false) throw new S3Error('InvalidRequest', SIGV4_ONLY);
+  const claim = parseSigV2Query(request.rawQuery, request.headers);
+  const { secret, principal } = claim.securityToken
+    ? await sessionKey(claim.securityToken, claim.accessKeyId, now, unseal)
+    : longLivedKey(claim.accessKeyId, config);
+  await verifySigV2({ method: request.method, headers: request.headers, rawQuery: request.rawQuery, resourcePath }, claim, secret, now);
+  return { principal, sigv2: true };
+}
+
+/** The secret and principal of a long-lived key, from `[[credentials]]`; a signer's identity for a POST policy too. */
+export function longLivedKey(accessKeyId: string, config: Config): { secret: string; principal: Principal } {
+  const credential = config.credentials.get(accessKeyId);
   if (!credential || !credential.enabled) {
     throw new S3Error('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', {
-      AWSAccessKeyId: info.accessKeyId,
+      AWSAccessKeyId: accessKeyId,
     });
   }
   return {
@@ -90,15 +116,16 @@ function longLivedKey(info: SignedRequestInfo, config: Config): { secret: string
   };
 }
 
-async function sessionKey(
+/** The secret and principal of a temporary credential, from its session token (which must belong to `accessKeyId`). */
+export async function sessionKey(
   token: string,
-  info: SignedRequestInfo,
+  accessKeyId: string,
   now: number,
   unseal: SessionUnsealer | undefined,
 ): Promise<{ secret: string; principal: Principal }> {
   if (!unseal) throw new S3Error('InvalidToken', 'The provided token is malformed or otherwise invalid.');
   const credential = await unseal(token, now);
-  if (credential.accessKeyId !== info.accessKeyId) {
+  if (credential.accessKeyId !== accessKeyId) {
     throw new S3Error('InvalidToken', 'The session token does not belong to the access key that signed the request.');
   }
   return {
@@ -111,4 +138,50 @@ async function sessionKey(
       session: credential.session,
     },
   };
+}
+
+/**
+ * The signer of a browser form upload (presigned POST), from the form's fields (lower-case names): the
+ * policy's SigV4 signature (`x-amz-algorithm`, `x-amz-credential`, `x-amz-date`, `x-amz-signature`, and
+ * `x-amz-security-token` for a temporary credential) verified over the base64 policy. A form with neither
+ * policy nor signature is anonymous; a SigV2 form (`AWSAccessKeyId`) is refused, as every SigV2 write is.
+ * The policy's conditions are checked by the operation (auth/post-policy.ts), the key authorized in core/auth.
+ *
+ * @throws S3Error InvalidRequest (SigV2), InvalidArgument (fields missing), AuthorizationQueryParametersError
+ *   (malformed credential or date), InvalidAccessKeyId, InvalidToken, SignatureDoesNotMatch.
+ */
+export async function authenticatePostForm(fields: ReadonlyMap<string, string>, config: Config, now: number, unseal?: SessionUnsealer): Promise<Identity> {
+  const policy = fields.get('policy');
+  const signature = fields.get('x-amz-signature');
+  if (fields.has('awsaccesskeyid') && !fields.has('x-amz-algorithm')) throw new S3Error('InvalidRequest', SIGV4_ONLY);
+  if (policy === undefined && signature === undefined) return ANONYMOUS;
+  const missing = ['policy', 'x-amz-algorithm', 'x-amz-credential', 'x-amz-date', 'x-amz-signature'].filter((f) => !fields.get(f));
+  if (missing.length > 0) throw new S3Error('InvalidArgument', `Bucket POST must contain the fields ${missing.join(', ')} to be signed`);
+  if (fields.get('x-amz-algorithm') !== 'AWS4-HMAC-SHA256') throw new S3Error('InvalidRequest', SIGV4_ONLY);
+  const scope = postCredential(fields.get('x-amz-credential') as string, fields.get('x-amz-date') as string);
+  const token = fields.get('x-amz-security-token');
+  const { secret, principal } = token ? await sessionKey(token, scope.accessKeyId, now, unseal) : longLivedKey(scope.accessKeyId, config);
+  const expected = toHex(hmac(signingKey(secret, scope.date, scope.region, 's3'), policy as string));
+  if (!timingSafeEqual(expected, signature as string)) {
+    throw new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.', {
+      AWSAccessKeyId: scope.accessKeyId,
+      StringToSign: policy as string,
+      SignatureProvided: signature as string,
+    });
+  }
+  return { principal };
+}
+
+/** `AKID/YYYYMMDD/region/s3/aws4_request`, dated the day of `x-amz-date`. */
+function postCredential(credential: string, amzDate: string): { accessKeyId: string; date: string; region: string } {
+  const parts = credential.split('/');
+  const fail = (why: string): S3Error => new S3Error('AuthorizationQueryParametersError', `Error parsing the X-Amz-Credential parameter; ${why}`);
+  if (parts.length !== 5 || parts.some((p) => p === '') || parts[4] !== 'aws4_request' || !/^\d{8}$/.test(parts[1])) {
+    throw fail('the Credential is mal-formed; expecting "<YOUR-AKID>/YYYYMMDD/REGION/SERVICE/aws4_request".');
+  }
+  if (parts[3] !== 's3') throw fail(`incorrect service "${parts[3]}". This endpoint belongs to "s3".`);
+  if (parseAmzDate(amzDate) === undefined || !amzDate.startsWith(parts[1])) {
+    throw fail(`the x-amz-date "${amzDate}" is not an ISO 8601 basic date on the credential's day "${parts[1]}".`);
+  }
+  return { accessKeyId: parts[0], date: parts[1], region: parts[2] };
 }

@@ -62,3 +62,14 @@ export function hmac(key: HmacKey | string | Uint8Array, data: string | Uint8Arr
   return prepared.sign(toBytes(data));
 }
 
+
+/**
+ * HMAC-SHA1 of `data` (UTF-8) under `key` (UTF-8), through Web Crypto: only SigV2 query authentication
+ * (S3's legacy presigned links) uses it, once per such request.
+ *
+ * @example toBase64(await hmacSha1(secret, stringToSign))
+ */
+export async function hmacSha1(key: string, data: string): Promise<Uint8Array> {
+  const imported = await subtle().importKey('raw', utf8(key), { name: 'HMAC', hash: 'SHA-1' }, false, ['sign']);
+  return new Uint8Array(await subtle().sign('HMAC', imported, utf8(data)));
+}

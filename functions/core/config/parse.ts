@@ -12,6 +12,7 @@ import {
   type Settings,
 } from './types';
 import { readBackend } from './backend-options';
+import { readCorsRules, readVirtualHostDomains } from './browsers';
 import { ConfigError, Reader, isHttpUrl, isTable, type Environment, type Table } from './reader';
 import { readSettings } from './settings';
 
@@ -30,14 +31,31 @@ export function parseConfig(tomlText: string, env: Environment = {}): Config {
   }
   const problems: string[] = [];
   const top = new Reader(doc, 'configuration', env, problems);
-  top.allowOnly(['buckets', 'credentials', 'roles', 'max_upload_bytes', 'path_mapping']);
+  top.allowOnly([
+    'buckets', 'credentials', 'roles', 'max_upload_bytes', 'path_mapping',
+    'cors_rules', 'sts_cors', 'virtual_host_domains', 'sigv2_presigned_urls',
+  ]);
   const settings = readSettings(env, top.optionalInteger('max_upload_bytes'), problems);
   const pathMapping = readPathMapping(doc.path_mapping, env, problems);
+  const browsers = readBrowserSettings(top, pathMapping);
   const buckets = uniqueBy(top.tables('buckets').map((t) => readBucket(t, settings, pathMapping)), (b) => b.name, '[[buckets]]', 'name', problems);
   const credentials = uniqueBy(top.tables('credentials').map(readCredential), (c) => c.accessKeyId, '[[credentials]]', 'access_key_id', problems);
   const roles = uniqueBy(top.tables('roles').map(readRole), (r) => r.roleId, '[[roles]]', 'role_id', problems);
   if (problems.length > 0) throw new ConfigError(problems);
-  return { buckets, credentials, roles, settings, ...(pathMapping ? { pathMapping } : {}) };
+  return { buckets, credentials, roles, settings, ...(pathMapping ? { pathMapping } : {}), ...browsers };
+}
+
+/** `[[cors_rules]]`, `sts_cors`, `virtual_host_domains` and `sigv2_presigned_urls` (see config/browsers.ts). */
+function readBrowserSettings(top: Reader, pathMapping: PathMapping | undefined): Pick<Config, 'cors' | 'virtualHostDomains' | 'sigv2PresignedUrls'> {
+  const rules = readCorsRules(top, 'cors_rules');
+  const sts = top.optionalBoolean('sts_cors');
+  if (sts === true && !rules?.length) top.problem('sts_cors', 'needs gateway-wide [[cors_rules]] to answer from');
+  const domains = readVirtualHostDomains(top, pathMapping);
+  return {
+    ...(rules !== undefined || sts !== undefined ? { cors: { rules: rules ?? [], sts: sts ?? false } } : {}),
+    ...(domains?.length ? { virtualHostDomains: domains } : {}),
+    sigv2PresignedUrls: top.optionalBoolean('sigv2_presigned_urls') ?? true,
+  };
 }
 
 /** Longest mapping: deeper ones are better served by prefixes inside one bucket. */
@@ -88,7 +106,7 @@ const BACKEND_TYPES: Record<string, BackendConfig['type']> = {
 };
 
 function readBucket(t: Reader, settings: Settings, pathMapping: PathMapping | undefined): Bucket {
-  t.allowOnly(['name', 'backend_type', 'anonymous_access', 'backend_options']);
+  t.allowOnly(['name', 'backend_type', 'anonymous_access', 'backend_options', 'cors_rules']);
   const name = t.requiredString('name');
   t.label(name);
   if (name && !/^[^/\s\u0000-\u001f]+$/.test(name)) t.problem('name', 'must be one path segment without "/", spaces or control characters');
@@ -101,7 +119,8 @@ function readBucket(t: Reader, settings: Settings, pathMapping: PathMapping | un
   if (rawType && !type) t.problem('backend_type', `"${rawType}" is not one of s3 (objstore), azure (az), gcs (gs)`);
   const options = t.table('backend_options');
   const backend = readBackend(type ?? 's3', options, settings);
-  return { name, anonymousAccess: t.optionalBoolean('anonymous_access') ?? false, backend };
+  const corsRules = readCorsRules(t, 'cors_rules');
+  return { name, anonymousAccess: t.optionalBoolean('anonymous_access') ?? false, backend, ...(corsRules ? { corsRules } : {}) };
 }
 
 function readCredential(t: Reader): Credential {

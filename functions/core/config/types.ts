@@ -103,10 +103,31 @@ export interface GcsBackend {
 
 export type BackendConfig = S3Backend | AzureBackend | GcsBackend;
 
+/** Methods a CORS rule may allow: S3's five. */
+export const CORS_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'HEAD'] as const;
+export type CorsMethod = (typeof CORS_METHODS)[number];
+
+/**
+ * One CORS rule, as S3's CORSRule: origins and request headers may each hold one `*` wildcard; names of
+ * headers are compared case-insensitively.
+ */
+export interface CorsRule {
+  readonly allowedOrigins: readonly string[];
+  readonly allowedMethods: readonly CorsMethod[];
+  /** Headers a preflight may ask for (`Access-Control-Request-Headers`); lower-case. */
+  readonly allowedHeaders: readonly string[];
+  /** Response headers a page may read (`Access-Control-Expose-Headers`). */
+  readonly exposeHeaders: readonly string[];
+  /** How long a browser may cache the preflight's answer (`Access-Control-Max-Age`). */
+  readonly maxAgeSeconds?: number;
+}
+
 export interface Bucket {
   readonly name: string;
   readonly anonymousAccess: boolean;
   readonly backend: BackendConfig;
+  /** `[[buckets.cors_rules]]`: when present, this bucket's CORS rules replace the gateway-wide ones. */
+  readonly corsRules?: readonly CorsRule[];
 }
 
 /** Process-wide settings that come from the environment rather than the TOML file. */
@@ -141,8 +162,29 @@ export interface PathMapping {
   readonly separator: string;
 }
 
+/** What the gateway answers browsers and other origins (`[[cors_rules]]`, `sts_cors`). */
+export interface CorsConfig {
+  /** Gateway-wide rules: for buckets without their own, ListBuckets, and (with `sts`) the STS endpoint. */
+  readonly rules: readonly CorsRule[];
+  /** Whether STS requests get CORS answers from `rules` too. */
+  readonly sts: boolean;
+}
+
 export interface Config {
   readonly buckets: ReadonlyMap<string, Bucket>;
+  /** `[[cors_rules]]` and `sts_cors`; absent when neither is configured. */
+  readonly cors?: CorsConfig;
+  /**
+   * `virtual_host_domains`: the gateway's own domain names (lower-case). A request whose Host is
+   * `{bucket}.{domain}` addresses bucket `{bucket}` (virtual-hosted style); the bare domain serves
+   * ListBuckets and STS. Absent or empty: every request is path-style.
+   */
+  readonly virtualHostDomains?: readonly string[];
+  /**
+   * `sigv2_presigned_urls`: false refuses SigV2 query authentication (`AWSAccessKeyId`, `Expires`,
+   * `Signature`); absent or true accepts it for GetObject and HeadObject only.
+   */
+  readonly sigv2PresignedUrls?: boolean;
   /** Present when the deployment maps client paths onto virtual buckets (core/path-mapping.ts). */
   readonly pathMapping?: PathMapping;
   readonly credentials: ReadonlyMap<string, Credential>;

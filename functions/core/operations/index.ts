@@ -19,6 +19,7 @@ import { listObjectsOperation } from './list-objects';
 import { listParts } from './list-parts';
 import { objectTagging } from './object-tagging';
 import type { Handler, S3Services } from './operation';
+import { postObject } from './post-object';
 import { putObject } from './put-object';
 import { uploadPart } from './upload-part';
 import { uploadPartCopy } from './upload-part-copy';
@@ -29,6 +30,7 @@ const OPERATIONS: { readonly [N in BucketOperation['name']]: Handler<N> } = {
   GetObject: getObject,
   HeadObject: getObject,
   PutObject: putObject,
+  PostObject: postObject,
   CopyObject: copyObject,
   DeleteObject: deleteObject,
   DeleteObjects: deleteObjects,

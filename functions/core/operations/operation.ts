@@ -1,4 +1,5 @@
 import { authorize, authorizeInBucket, type Authorizable } from '../auth/authorize';
+import type { SessionUnsealer } from '../auth/identity';
 import type { BucketContext } from '../context';
 import type { Dispatch, ProxyResponse } from '../http';
 import type { BucketOperation } from '../routing';
@@ -8,6 +9,10 @@ import type { ListTokens } from './list-token';
 export interface S3Services {
   /** Seals the store markers inside listing tokens. */
   readonly listTokens: ListTokens;
+  /** The clock (milliseconds), for what an operation authenticates itself: a form upload's policy. */
+  readonly now?: () => number;
+  /** Unseals the session token a form upload's policy may be signed with. */
+  readonly unseal?: SessionUnsealer;
 }
 
 /** The routed operation named `N` (routing groups some names into one shape; this picks the shape apart). */

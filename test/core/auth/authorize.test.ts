@@ -57,7 +57,7 @@ const CASES: ReadonlyArray<readonly [string, Identity, Bucket, readonly string[]
   ['a key on another prefix', key([{ bucket: 'data', prefixes: ['other/'], actions: ALL }]), PRIVATE, []],
   ['a key on prefix "reports" (covers reports/…, not reportsX)', key([{ bucket: 'data', prefixes: ['reports'], actions: ['get_object'] }]), PRIVATE, ['GetObject']],
   ['a key with get_object only: no version reads', key([{ bucket: 'data', prefixes: [], actions: ['get_object'] }]), PRIVATE, ['GetObject']],
-  ['a writer without reads', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['put_object', 'upload_part'] }]), PRIVATE, ['PutObject', 'CopyObject', 'UploadPart', 'UploadPartCopy']],
+  ['a writer without reads', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['put_object', 'upload_part'] }]), PRIVATE, ['PutObject', 'PostObject', 'CopyObject', 'UploadPart', 'UploadPartCopy']],
   ['a key with delete_object only: no version deletes', key([{ bucket: 'data', prefixes: [], actions: ['delete_object'] }]), PRIVATE, ['DeleteObject', 'DeleteObjects']],
   ['a key with delete_object_version only: version deletes alone', key([{ bucket: 'data', prefixes: [], actions: ['delete_object_version'] }]), PRIVATE, ['DeleteObject?versionId']],
   [
@@ -82,6 +82,12 @@ const CASES: ReadonlyArray<readonly [string, Identity, Bucket, readonly string[]
   ['get_object_version alone: no tags of a version', key([{ bucket: 'data', prefixes: [], actions: ['get_object_version'] }]), PRIVATE, ['GetObject?versionId', 'HeadObject?versionId']],
   ['an STS session with resolved scopes', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['get_object'] }], true), PUBLIC, ['GetObject']],
   ['an STS session whose {claim} bucket resolved to nothing', key([{ bucket: '', prefixes: [], actions: ALL }], true), PUBLIC, []],
+  [
+    'a SigV2 presigned link signed by a key with every action: object reads only',
+    { ...key([{ bucket: 'data', prefixes: [], actions: ALL }]), sigv2: true },
+    PRIVATE,
+    ['GetObject', 'HeadObject', 'GetObject?versionId', 'HeadObject?versionId'],
+  ],
 ];
 
 describe('authorize: every operation against every kind of caller, on data/reports/q1.csv', () => {

@@ -445,7 +445,7 @@ max_session_duration_secs = 600
 describe('parseConfig: unknown fields', () => {
   it('refuses an unknown top-level field, listing the known ones', () => {
     expect(problemsOf('bucket = "typo"\n')).toEqual([
-      'configuration: bucket is not a known field (known: buckets, credentials, roles, max_upload_bytes, path_mapping)',
+      'configuration: bucket is not a known field (known: buckets, credentials, roles, max_upload_bytes, path_mapping, cors_rules, sts_cors, virtual_host_domains, sigv2_presigned_urls)',
     ]);
   });
 

@@ -1,0 +1,233 @@
+import { S3Client } from '@aws-sdk/client-s3';
+import { createPresignedPost, type PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
+import { parseConfig } from '../../../functions/core/config/parse';
+import { Gateway } from '../../../functions/core/gateway';
+import type { BackendClient, Dispatch, ProxyRequest } from '../../../functions/core/http';
+import { importSessionKey, sealSession } from '../../../functions/core/sts';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * PostObject (presigned POST) through Gateway.handle, in process: a form built by @aws-sdk/s3-presigned-post
+ * becomes a Forward whose body is exactly the file, or an S3 error before anything reaches a backend.
+ * What the backend keeps when a form turns out malformed mid-stream is shown against real servers in
+ * test/e2e/browsers-forms.test.ts.
+ */
+const WRITER = { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' };
+
+const CONFIG = `
+max_upload_bytes = 4096
+[[buckets]]
+name = "uploads"
+backend_type = "s3"
+[buckets.backend_options]
+endpoint = "http://backend.test:9000"
+bucket_name = "data"
+access_key_id = "BACKENDKEY"
+secret_access_key = "backend-secret"
+
+[[buckets]]
+name = "other"
+backend_type = "s3"
+[buckets.backend_options]
+endpoint = "http://backend.test:9000"
+bucket_name = "other"
+
+[[buckets]]
+name = "blobs"
+backend_type = "azure"
+[buckets.backend_options]
+account_name = "devstoreaccount1"
+container_name = "forms"
+endpoint = "http://azure.test:10000/devstoreaccount1"
+access_key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+
+[[credentials]]
+access_key_id = "${WRITER.accessKeyId}"
+secret_access_key = "${WRITER.secretAccessKey}"
+[[credentials.allowed_scopes]]
+bucket = "uploads"
+prefixes = ["incoming/"]
+actions = ["put_object"]
+[[credentials.allowed_scopes]]
+bucket = "other"
+prefixes = ["incoming/"]
+actions = ["put_object"]
+[[credentials.allowed_scopes]]
+bucket = "blobs"
+prefixes = ["incoming/"]
+actions = ["put_object"]
+`;
+
+const noNetwork: BackendClient = async () => {
+  throw new Error('no network in this spec');
+};
+const gateway = new Gateway(parseConfig(CONFIG), { client: noNetwork });
+const client = new S3Client({ region: 'us-east-1', endpoint: 'http://gateway.test', forcePathStyle: true, credentials: WRITER });
+afterAll(() => client.destroy());
+
+const BOUNDARY = '----form-boundary-7MA4YWxkTrZu0gW';
+
+type Part = { readonly name: string; readonly value: string } | { readonly name: string; readonly filename: string; readonly content: Uint8Array };
+
+function formBody(parts: readonly Part[], ending = `--${BOUNDARY}--\r\n`): Uint8Array {
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    if ('value' in part) chunks.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n${part.value}\r\n`));
+    else {
+      chunks.push(Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: text/plain\r\n\r\n`));
+      chunks.push(Buffer.from(part.content), Buffer.from('\r\n'));
+    }
+  }
+  chunks.push(Buffer.from(ending));
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+/** The form as a request, its body delivered in pieces of `pieceSize` bytes. */
+function post(path: string, body: Uint8Array, pieceSize = 7): ProxyRequest {
+  return {
+    method: 'POST',
+    requestId: 'REQ',
+    rawPath: path,
+    rawQuery: '',
+    headers: new Headers({ host: 'gateway.test', 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': String(body.length) }),
+    body: () =>
+      new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < body.length; i += pieceSize) controller.enqueue(body.slice(i, i + pieceSize));
+          controller.close();
+        },
+      }),
+  };
+}
+
+async function presigned(options: Partial<PresignedPostOptions> = {}): Promise<Part[]> {
+  const { fields } = await createPresignedPost(client, { Bucket: 'uploads', Key: 'incoming/${filename}', Expires: 300, ...options });
+  return Object.entries(fields).map(([name, value]) => ({ name, value }));
+}
+
+const file = (content: string, filename = 'hello.txt'): Part => ({ name: 'file', filename, content: new Uint8Array(Buffer.from(content)) });
+
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return Buffer.from(await new Response(stream).arrayBuffer()).toString();
+}
+
+function errorOf(dispatch: Dispatch): { status: number; code?: string } {
+  if (dispatch.kind !== 'response') throw new Error(`expected an error response, got ${dispatch.kind}`);
+  const body = dispatch.response.body;
+  return { status: dispatch.response.status, code: typeof body === 'string' ? /<Code>([^<]*)<\/Code>/.exec(body)?.[1] : undefined };
+}
+
+describe('PostObject (presigned POST) in the core', () => {
+  it('GIVEN a form from createPresignedPost WHEN posted THEN the Forward PUTs exactly the file under the key, ${filename} filled in', async () => {
+    const dispatch = await gateway.handle(post('/uploads', formBody([...(await presigned()), file('hello, form')])));
+    expect(dispatch.kind).toBe('forward');
+    if (dispatch.kind !== 'forward') return;
+    expect(dispatch.request.method).toBe('PUT');
+    expect(dispatch.request.url).toBe('http://backend.test:9000/data/incoming/hello.txt');
+    expect(dispatch.request.headers['content-length']).toBe('11');
+    expect(await readAll(dispatch.request.body as ReadableStream<Uint8Array>)).toBe('hello, form');
+    const answer = dispatch.respond(200, new Headers({ etag: '"abc"' }));
+    expect(answer).toMatchObject({ status: 204, headers: { etag: '"abc"' } });
+  });
+
+  it('GIVEN success_action_status 201 and a redirect WHEN stored THEN S3 answers: the PostResponse, or a 303 with bucket, key and etag', async () => {
+    const created = await gateway.handle(post('/uploads', formBody([...(await presigned({ Fields: { success_action_status: '201' } })), file('x')])));
+    if (created.kind !== 'forward') throw new Error('expected a forward');
+    await readAll(created.request.body as ReadableStream<Uint8Array>);
+    const xml = created.respond(200, new Headers({ etag: '"e1"' }));
+    expect(xml).toMatchObject({ status: 201 });
+    expect(String((xml as { body: unknown }).body)).toContain('<Key>incoming/hello.txt</Key>');
+
+    const redirected = await gateway.handle(post('/uploads', formBody([...(await presigned({ Fields: { success_action_redirect: 'http://page.test/done' } })), file('x')])));
+    if (redirected.kind !== 'forward') throw new Error('expected a forward');
+    expect(redirected.respond(200, new Headers({ etag: '"e1"' }))).toMatchObject({
+      status: 303,
+      headers: { location: 'http://page.test/done?bucket=uploads&key=incoming%2Fhello.txt&etag=%22e1%22' },
+    });
+  });
+
+  it.each([
+    ['a forged signature', async () => (await presigned()).map((p) => ('value' in p && p.name === 'X-Amz-Signature' ? { name: p.name, value: '0'.repeat(64) } : p)), 'SignatureDoesNotMatch'],
+    ['an expired policy', () => presigned({ Expires: -10 }), 'AccessDenied'],
+    ['a key outside the policy', async () => (await presigned({ Key: 'incoming/a.txt' })).map((p) => ('value' in p && p.name === 'key' ? { name: 'key', value: 'incoming/b.txt' } : p)), 'AccessDenied'],
+    ['a field the policy does not name', async () => [...(await presigned()), { name: 'x-amz-meta-extra', value: 'smuggled' }], 'AccessDenied'],
+    ['a starts-with escape', () => presigned({ Key: 'incoming/../x', Conditions: [['starts-with', '$key', 'incoming/']] }), 'InvalidRequest'],
+    ['a key outside the signer\'s scopes', () => presigned({ Key: 'elsewhere/${filename}' }), 'AccessDenied'],
+  ])('GIVEN %s WHEN posted THEN it is refused before any backend is reached', async (_, parts, code) => {
+    const dispatch = await gateway.handle(post('/uploads', formBody([...(await parts()), file('x')])));
+    expect(errorOf(dispatch).code).toBe(code);
+  });
+
+  it('GIVEN a policy for one bucket WHEN posted to another THEN AccessDenied', async () => {
+    const dispatch = await gateway.handle(post('/other', formBody([...(await presigned()), file('x')])));
+    expect(errorOf(dispatch)).toEqual({ status: 403, code: 'AccessDenied' });
+  });
+
+  it('GIVEN content-length-range WHEN the file is larger, or above max_upload_bytes THEN EntityTooLarge; smaller THEN EntityTooSmall', async () => {
+    const ranged = await presigned({ Conditions: [['content-length-range', 2, 5]] });
+    expect(errorOf(await gateway.handle(post('/uploads', formBody([...ranged, file('123456')])))).code).toBe('EntityTooLarge');
+    expect(errorOf(await gateway.handle(post('/uploads', formBody([...ranged, file('1')])))).code).toBe('EntityTooSmall');
+    const big = await gateway.handle(post('/uploads', formBody([...(await presigned()), file('x'.repeat(5000))])));
+    expect(errorOf(big).code).toBe('EntityTooLarge');
+  });
+
+  it('GIVEN a field after the file WHEN the file streams THEN the stream errors before the last byte reaches the backend', async () => {
+    const body = formBody([...(await presigned()), file('0123456789'), { name: 'x-ignore-late', value: 'after the file' }]);
+    const dispatch = await gateway.handle(post('/uploads', body, 4));
+    if (dispatch.kind !== 'forward') throw new Error('expected a forward');
+    const reader = (dispatch.request.body as ReadableStream<Uint8Array>).getReader();
+    let passed = 0;
+    const failure = await (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return undefined;
+        passed += value.length;
+      }
+    })().catch((err: Error & { code?: string }) => err.code);
+    expect(failure).toBe('MalformedPOSTRequest');
+    expect(passed).toBeLessThan(Number(dispatch.request.headers['content-length']));
+  });
+
+  it('GIVEN an Azure bucket WHEN a form is posted THEN the same streamed PUT reaches the blob, and Azure\'s 201 is S3\'s 204', async () => {
+    const { fields } = await createPresignedPost(client, { Bucket: 'blobs', Key: 'incoming/${filename}', Expires: 300 });
+    const parts = Object.entries(fields).map(([name, value]) => ({ name, value }));
+    const dispatch = await gateway.handle(post('/blobs', formBody([...parts, file('to azure')])));
+    if (dispatch.kind !== 'forward') throw new Error('expected a forward');
+    expect(dispatch.request.url).toMatch(/^http:\/\/azure\.test:10000\/devstoreaccount1\/forms\/incoming\/hello\.txt/);
+    expect(dispatch.request.headers['content-length']).toBe('8');
+    expect(await readAll(dispatch.request.body as ReadableStream<Uint8Array>)).toBe('to azure');
+    expect(dispatch.respond(201, new Headers({ etag: '"0x8D"' }))).toMatchObject({ status: 204, headers: { etag: '"0x8D"' } });
+  });
+
+  it('GIVEN temporary credentials WHEN their form is posted THEN the session token field names the signer, and its scopes decide', async () => {
+    const sessionKey = randomBytes(32);
+    const temporary = { accessKeyId: 'ASIATEMPORARY0000000', secretAccessKey: 'temporary/secret/0000000000000000000000' };
+    const sessionToken = await sealSession(await importSessionKey(sessionKey), {
+      ...temporary,
+      scopes: [{ bucket: 'uploads', prefixes: ['session/'], actions: ['put_object'] }],
+      session: { roleId: 'arn:aws:iam::000000000000:role/uploader', subject: 'page', expiresAt: Date.now() + 3600_000 },
+    });
+    const withSession = new Gateway(parseConfig(CONFIG, { SESSION_TOKEN_KEY: sessionKey.toString('base64') }), { client: noNetwork });
+    const sessionClient = new S3Client({ region: 'us-east-1', endpoint: 'http://gateway.test', forcePathStyle: true, credentials: { ...temporary, sessionToken } });
+    try {
+      const form = async (key: string): Promise<Part[]> =>
+        Object.entries((await createPresignedPost(sessionClient, { Bucket: 'uploads', Key: key, Expires: 300 })).fields).map(([name, value]) => ({ name, value }));
+      const inside = await withSession.handle(post('/uploads', formBody([...(await form('session/a.txt')), file('x')])));
+      expect(inside.kind).toBe('forward');
+      const outside = await withSession.handle(post('/uploads', formBody([...(await form('incoming/a.txt')), file('x')])));
+      expect(errorOf(outside).code).toBe('AccessDenied');
+    } finally {
+      sessionClient.destroy();
+    }
+  });
+
+  it('GIVEN no policy WHEN posted THEN the anonymous caller may not write', async () => {
+    const dispatch = await gateway.handle(post('/uploads', formBody([{ name: 'key', value: 'incoming/a' }, file('x')])));
+    expect(errorOf(dispatch)).toEqual({ status: 403, code: 'AccessDenied' });
+  });
+
+  it('GIVEN a body that is not multipart/form-data WHEN posted THEN 412 PreconditionFailed', async () => {
+    const request = { ...post('/uploads', new Uint8Array(0)), headers: new Headers({ host: 'gateway.test', 'content-type': 'text/plain', 'content-length': '0' }) };
+    expect(errorOf(await gateway.handle(request))).toEqual({ status: 412, code: 'PreconditionFailed' });
+  });
+});
