@@ -7,13 +7,14 @@
 import type { KeyRange } from '../auth/scopes';
 import { compareKeys } from '../keys';
 import type { S3Store } from '../backends/s3';
-import { S3Error, notImplemented } from '../errors';
+import { notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
 import { encodeKey } from '../keys';
 import { childOf, listOf, textOf, type ParsedXml } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from './backend-response';
 import type { BucketContext } from '../context';
 import { GATEWAY_OWNER, foldedPrefix, listableRanges, straddles } from './list-objects';
+import { encodesUrl, maxEntries } from './listing-params';
 import { authorizeKey, respond, type Handler } from './operation';
 import { markerInside, type ClientAddress } from '../path-mapping';
 import type { Query } from '../query';
@@ -31,17 +32,13 @@ export interface ListUploadsParams {
 
 /** Reads the listing parameters, with S3's defaults and limits. */
 export function listUploadsParams(q: Query): ListUploadsParams {
-  const rawMax = q.get('max-uploads');
-  if (rawMax !== undefined && !/^\d+$/.test(rawMax)) throw new S3Error('InvalidArgument', 'Provided max-uploads not an integer or within integer range');
-  const encoding = q.get('encoding-type');
-  if (encoding !== undefined && encoding !== 'url') throw new S3Error('InvalidArgument', 'Invalid Encoding Method specified in Request');
   return {
     prefix: q.get('prefix') ?? '',
     delimiter: q.get('delimiter') || undefined,
     keyMarker: q.get('key-marker') || undefined,
     uploadIdMarker: q.get('upload-id-marker') || undefined,
-    maxUploads: Math.min(rawMax === undefined ? 1000 : Number(rawMax), 1000),
-    encodeUrl: encoding === 'url',
+    maxUploads: maxEntries(q, 'max-uploads'),
+    encodeUrl: encodesUrl(q),
   };
 }
 

@@ -10,7 +10,7 @@ import { authorize, listableRanges } from '../auth/authorize';
 import type { KeyRange } from '../auth/scopes';
 import type { S3Store } from '../backends/s3';
 import type { BucketContext } from '../context';
-import { S3Error, notImplemented } from '../errors';
+import { notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
 import { compareKeys, encodeKey } from '../keys';
 import { markerInside, type ClientAddress } from '../path-mapping';
@@ -18,6 +18,7 @@ import type { Query } from '../query';
 import { XmlSequence, childOf, listOf, textOf, type ParsedXml, type XmlNode } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from './backend-response';
 import { GATEWAY_OWNER, foldedPrefix, straddles } from './list-objects';
+import { encodesUrl, maxEntries } from './listing-params';
 import { respond, type Handler } from './operation';
 
 export interface ListVersionsParams {
@@ -31,17 +32,13 @@ export interface ListVersionsParams {
 
 /** Reads the listing parameters, with S3's defaults and limits. */
 export function listVersionsParams(query: Query): ListVersionsParams {
-  const rawMax = query.get('max-keys');
-  if (rawMax !== undefined && !/^\d+$/.test(rawMax)) throw new S3Error('InvalidArgument', 'Provided max-keys not an integer or within integer range');
-  const encoding = query.get('encoding-type');
-  if (encoding !== undefined && encoding !== 'url') throw new S3Error('InvalidArgument', 'Invalid Encoding Method specified in Request');
   return {
     prefix: query.get('prefix') ?? '',
     delimiter: query.get('delimiter') || undefined,
     keyMarker: query.get('key-marker') || undefined,
     versionIdMarker: query.get('version-id-marker') || undefined,
-    maxKeys: Math.min(rawMax === undefined ? 1000 : Number(rawMax), 1000),
-    encodeUrl: encoding === 'url',
+    maxKeys: maxEntries(query, 'max-keys'),
+    encodeUrl: encodesUrl(query),
   };
 }
 

@@ -72,7 +72,11 @@ export function checkedStream(source: ReadableStream<Uint8Array>, checker: BodyC
   );
 }
 
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+/**
+ * Reads and drops what is left of a refused body, at most DRAIN_LIMIT_BYTES (then it is cancelled): a client
+ * still sending then reads the answer instead of a reset connection.
+ */
+export async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
   let dropped = 0;
   try {
     for (;;) {

@@ -11,7 +11,7 @@ import { fromUtf8, utf8 } from '../bytes';
 import { S3Error } from '../errors';
 import type { ReadonlyHeaders } from '../http';
 import { concat } from '../streams';
-import { HoldBack, checkedStream, type BodyChecker, type Emit } from './checked-stream';
+import { HoldBack, checkedStream, drain, type BodyChecker, type Emit } from './checked-stream';
 
 /** The fields before the file are small (a policy, a signature, a key, a few headers); S3 limits them too. */
 export const MAX_FORM_FIELDS_BYTES = 64 * 1024;
@@ -239,24 +239,6 @@ export class FileChecker implements BodyChecker {
     if (this.received < this.length + this.closing.length) throw new S3Error('IncompleteBody', 'You did not provide the number of bytes specified by the Content-Length HTTP header');
     if (!this.ending.every((b, i) => b === this.closing[i])) throw malformed('the file must be the last field of the form, and the body must end with the closing boundary line');
     this.hold.release(emit);
-  }
-}
-
-/** Reads and drops what is left of a refused form (at most 16 MiB, then the body is cancelled). */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-  let dropped = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      dropped += value.length;
-      if (dropped > 16 * 1024 * 1024) {
-        await reader.cancel();
-        return;
-      }
-    }
-  } catch {
-    // the client went away
   }
 }
 
