@@ -6,12 +6,14 @@
  * whenever rules apply, so a cache never hands one origin's answer to another. Applied to what the core
  * returns: its own responses, the head a Forward maps, the answers of a NeedsBody, and failures.
  */
-import type { CorsRule } from './config/types';
-import type { Config } from './config/types';
+import type { Addressing } from './addressing';
+import type { Config, CorsRule } from './config/types';
 import { S3Error } from './errors';
 import { isProxyResponse, isRewriteBody, type Dispatch, type HeaderMap, type ProxyRequest, type ProxyResponse, type ResponseHead } from './http';
 import { decodePathComponent } from './keys';
+import type { Query } from './query';
 import { emptyResponse, errorResponse } from './responses';
+import { matchSts } from './sts/routes';
 
 /** Which rules apply to a request: a bucket's, or the gateway-wide ones. */
 export type CorsTarget = { readonly kind: 'bucket'; readonly name: string } | { readonly kind: 'service' } | { readonly kind: 'sts' };
@@ -25,6 +27,31 @@ export function corsRulesFor(config: Config, target: CorsTarget): readonly CorsR
   if (target.kind === 'sts' && config.cors?.sts !== true) return undefined;
   const rules = config.cors?.rules;
   return rules !== undefined && rules.length > 0 ? rules : undefined;
+}
+
+/** The rules a request is answered with: its bucket's, the service's, or the STS endpoint's. */
+export function corsRulesOf(request: ProxyRequest, addressing: Addressing, query: Query, config: Config): readonly CorsRule[] | undefined {
+  if (addressing.style === 'virtual') return corsRulesFor(config, { kind: 'bucket', name: addressing.bucket });
+  if (matchSts(request, query) !== undefined) return corsRulesFor(config, { kind: 'sts' });
+  const bucket = bucketOfPath(request.rawPath, config);
+  return corsRulesFor(config, bucket === undefined ? { kind: 'service' } : { kind: 'bucket', name: bucket });
+}
+
+/**
+ * The answer to a preflight (`OPTIONS`), from the rules of the bucket, object or service it names (STS: a POST
+ * to `/` or anything on `/.sts`), before anything is authenticated, as S3 answers it.
+ */
+export function preflight(request: ProxyRequest, addressing: Addressing, config: Config): ProxyResponse {
+  const path = request.rawPath;
+  if (addressing.style === 'virtual') {
+    return preflightResponse(request, corsRulesFor(config, { kind: 'bucket', name: addressing.bucket }), path === '/' ? 'BUCKET' : 'OBJECT');
+  }
+  if (path === '/.sts' || path === '/.sts/' || (path === '/' && request.headers.get('access-control-request-method') === 'POST')) {
+    return preflightResponse(request, corsRulesFor(config, { kind: 'sts' }), 'SERVICE');
+  }
+  const bucket = bucketOfPath(path, config);
+  if (bucket === undefined) return preflightResponse(request, corsRulesFor(config, { kind: 'service' }), 'SERVICE');
+  return preflightResponse(request, corsRulesFor(config, { kind: 'bucket', name: bucket }), /^\/[^/]*\/?$/.test(path) ? 'BUCKET' : 'OBJECT');
 }
 
 /** Whether the configuration has any CORS rule at all (when not, nothing here runs per request). */

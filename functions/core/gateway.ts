@@ -1,9 +1,9 @@
-import { requestAddressing, type Addressing } from './addressing';
+import { requestAddressing } from './addressing';
 import { type Identity, type SessionUnsealer } from './auth/identity';
 import { createStores } from './backends';
 import { useNativeCrc32, type NativeCrc32 } from './checksums';
 import type { Config } from './config/types';
-import { bucketOfPath, corsRulesFor, hasCors, preflightResponse, responseCorsHeaders, withCors, withCorsResponse, type CorsTarget } from './cors';
+import { corsRulesOf, hasCors, preflight, responseCorsHeaders, withCors, withCorsResponse } from './cors';
 import type { BackendClient, Dispatch, ProxyRequest, ProxyResponse } from './http';
 import { HEALTH_PATH, healthResponse, type HealthState } from './health';
 import type { Log } from './log';
@@ -17,7 +17,6 @@ import { Query } from './query';
 import { errorResponse } from './responses';
 import { S3Api } from './s3';
 import { StsError, StsService, sessionUnsealer, stsErrorResponse } from './sts';
-import { matchSts } from './sts/routes';
 
 export interface GatewayDeps {
   /** Executes backend requests whose answer the core reads itself (listings, copies, multipart control). */
@@ -103,7 +102,7 @@ export class Gateway {
     const response = err instanceof StsError ? stsErrorResponse(err, request.requestId) : errorResponse(err, request.requestId, request.method, request.rawPath);
     if (!this.cors) return response;
     const addressing = requestAddressing(request.headers, this.config.virtualHostDomains);
-    const rules = corsRulesFor(this.config, this.corsTarget(request, addressing, new Query(request.rawQuery)));
+    const rules = corsRulesOf(request, addressing, new Query(request.rawQuery), this.config);
     return rules === undefined ? response : withCorsResponse(response, responseCorsHeaders(request, rules));
   }
 
@@ -113,46 +112,19 @@ export class Gateway {
     const addressing = requestAddressing(request.headers, this.config.virtualHostDomains);
     const query = new Query(request.rawQuery);
     // A preflight is answered from the CORS rules alone, before anything is authenticated (as S3 does).
-    if (request.method === 'OPTIONS') return respond(this.preflight(request, addressing));
+    if (request.method === 'OPTIONS') return respond(preflight(request, addressing, this.config));
     const onBucketHost = addressing.style === 'virtual';
     if (this.identityProvider && !onBucketHost) {
       const discovery = await discoveryResponse(this.identityProvider, request);
       if (discovery) return respond(discovery);
     }
-    const rules = this.cors ? corsRulesFor(this.config, this.corsTarget(request, addressing, query)) : undefined;
+    const rules = this.cors ? corsRulesOf(request, addressing, query, this.config) : undefined;
     // STS before S3: its paths (`/`, `/sts/`) would otherwise route as ListBuckets or a bucket named `sts`.
     // A form that turns out not to be STS reaches S3 from inside a NeedsBody, where nothing else catches.
     const toS3 = (replayed: ProxyRequest): Promise<Dispatch> =>
       this.s3.dispatch(replayed, query, addressing).catch((err: unknown) => respond(this.failure(err, replayed)));
     const dispatch = (onBucketHost ? undefined : this.sts.dispatch(request, query, toS3)) ?? this.s3.dispatch(request, query, addressing);
     return rules === undefined ? dispatch : withCors(await dispatch, responseCorsHeaders(request, rules));
-  }
-
-  /** Whose CORS rules a request is answered with: its bucket's, the service's, or the STS endpoint's. */
-  private corsTarget(request: ProxyRequest, addressing: Addressing, query: Query): CorsTarget {
-    if (addressing.style === 'virtual') return { kind: 'bucket', name: addressing.bucket };
-    if (matchSts(request, query) !== undefined) return { kind: 'sts' };
-    const bucket = bucketOfPath(request.rawPath, this.config);
-    return bucket === undefined ? { kind: 'service' } : { kind: 'bucket', name: bucket };
-  }
-
-  /** A preflight, for the bucket, object or service (STS: a POST to `/` or anything on `/.sts`) it names. */
-  private preflight(request: ProxyRequest, addressing: Addressing): ProxyResponse {
-    const path = request.rawPath;
-    let target: CorsTarget;
-    let type: string;
-    if (addressing.style === 'virtual') {
-      target = { kind: 'bucket', name: addressing.bucket };
-      type = path === '/' ? 'BUCKET' : 'OBJECT';
-    } else if (path === '/.sts' || path === '/.sts/' || (path === '/' && request.headers.get('access-control-request-method') === 'POST')) {
-      target = { kind: 'sts' };
-      type = 'SERVICE';
-    } else {
-      const bucket = bucketOfPath(path, this.config);
-      target = bucket === undefined ? { kind: 'service' } : { kind: 'bucket', name: bucket };
-      type = bucket === undefined ? 'SERVICE' : /^\/[^/]*\/?$/.test(path) ? 'BUCKET' : 'OBJECT';
-    }
-    return preflightResponse(request, corsRulesFor(this.config, target), type);
   }
 }
 
