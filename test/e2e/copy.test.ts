@@ -1,9 +1,9 @@
 import { CopyObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { AWS_CLIS, awsCli, boto3 } from '../support/clients';
-import { RUNTIMES, expectedCliCopy, type RunningGateway } from '../support/gateway';
+import { RUNTIMES, expectedCliCopy } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, codeOf, putDirect, readText, startBackends, type Backends } from './fixtures';
-import { exists, startWriteGateway, type WriteGateway } from './write-fixtures';
+import { exists, useWriteGateway } from './write-fixtures';
 
 /**
  * CopyObject (spec rules 4-6): the source is read-authorized, the destination write-authorized, and the
@@ -33,55 +33,44 @@ beforeAll(async () => {
 afterAll(() => backends?.stop());
 
 describe.each(RUNTIMES)('CopyObject (%s runtime)', (runtime) => {
-  let gw: RunningGateway;
-  let admin: S3Client;
-  let writer: S3Client;
-
-  let fixture: WriteGateway | undefined;
-
-  beforeAll(async () => {
-    fixture = await startWriteGateway(runtime, backends);
-    ({ gw, admin, writer } = fixture);
-  }, 60_000);
-
-  afterAll(() => fixture?.stop());
+  const fx = useWriteGateway(runtime, () => backends);
 
   const copy = (client: S3Client, bucket: string, key: string, source: string, extra: Partial<ConstructorParameters<typeof CopyObjectCommand>[0]> = {}) =>
     client.send(new CopyObjectCommand({ Bucket: bucket, Key: key, CopySource: source, ...extra }));
 
   describe('within one endpoint', () => {
     it('copies within a bucket and answers the backend\'s CopyObjectResult', async () => {
-      const out = await copy(admin, 'strict', `copies/${runtime}/within.txt`, 'strict/source/doc.txt');
+      const out = await copy(fx.admin, 'strict', `copies/${runtime}/within.txt`, 'strict/source/doc.txt');
       expect(out.CopyObjectResult?.ETag).toBeTruthy();
       expect(await readText(rgw(), 'data', `copies/${runtime}/within.txt`)).toBe('the source');
     });
 
     it('copies within an s3rver bucket', async () => {
-      await copy(admin, 'private', `copies/${runtime}.txt`, '/private/source.txt');
+      await copy(fx.admin, 'private', `copies/${runtime}.txt`, '/private/source.txt');
       expect(await readText(backends.direct.s3rver, 'private', `copies/${runtime}.txt`)).toBe('s3rver source');
     });
 
     it('copies across virtual buckets, mapping backend_prefix on either side', async () => {
-      await copy(admin, 'tenant', `copies/${runtime}/from-strict.txt`, 'strict/source/doc.txt');
+      await copy(fx.admin, 'tenant', `copies/${runtime}/from-strict.txt`, 'strict/source/doc.txt');
       expect(await readText(rgw(), 'data', `tenant-a/copies/${runtime}/from-strict.txt`)).toBe('the source');
-      await copy(admin, 'strict', `copies/${runtime}/from-tenant.txt`, 'tenant/inside.txt');
+      await copy(fx.admin, 'strict', `copies/${runtime}/from-tenant.txt`, 'tenant/inside.txt');
       expect(await readText(rgw(), 'data', `copies/${runtime}/from-tenant.txt`)).toBe('inside the tenant');
     });
 
     it('encodes a special-character source key with the one key encoder', async () => {
-      await copy(admin, 'strict', `copies/${runtime}/special.txt`, encodeURIComponent(`strict/${SPECIAL}`).replace(/%2F/g, '/'));
+      await copy(fx.admin, 'strict', `copies/${runtime}/special.txt`, encodeURIComponent(`strict/${SPECIAL}`).replace(/%2F/g, '/'));
       expect(await readText(rgw(), 'data', `copies/${runtime}/special.txt`)).toBe('special source');
     });
 
     it('copies a version named by ?versionId=', async () => {
       // (RGW does not answer x-amz-copy-source-version-id; the content shows which version was copied.)
-      await copy(admin, 'strict', `copies/${runtime}/v1.txt`, `versioned/doc.txt?versionId=${versions.v1}`);
+      await copy(fx.admin, 'strict', `copies/${runtime}/v1.txt`, `versioned/doc.txt?versionId=${versions.v1}`);
       expect(await readText(rgw(), 'data', `copies/${runtime}/v1.txt`)).toBe('one');
     });
 
     it('signs the copy headers: REPLACE metadata, content type and tagging (boto3)', async () => {
       const key = `copies/${runtime}/replaced.txt`;
-      const out = await boto3('boto3-new', gw.endpoint, ADMIN, `
+      const out = await boto3('boto3-new', fx.gw.endpoint, ADMIN, `
 s3.copy_object(Bucket='strict', Key='${key}', CopySource={'Bucket': 'strict', 'Key': 'source/doc.txt'},
                MetadataDirective='REPLACE', Metadata={'copied': 'yes'}, ContentType='text/x-copied',
                TaggingDirective='REPLACE', Tagging='copied=true')
@@ -91,7 +80,7 @@ result = [h['Metadata'], h['ContentType']]`);
     });
 
     it.each(Object.keys(AWS_CLIS) as Array<keyof typeof AWS_CLIS>)('aws-cli %s s3 cp between buckets', async (cli) => {
-      const run = await awsCli(cli, gw.endpoint, ADMIN, ['s3', 'cp', 's3://strict/source/doc.txt', `s3://tenant/copies/${runtime}/cli-${cli}.txt`]);
+      const run = await awsCli(cli, fx.gw.endpoint, ADMIN, ['s3', 'cp', 's3://strict/source/doc.txt', `s3://tenant/copies/${runtime}/cli-${cli}.txt`]);
       expect(run).toMatchObject(expectedCliCopy(runtime));
       if (run.code === 0) expect(await readText(rgw(), 'data', `tenant-a/copies/${runtime}/cli-${cli}.txt`)).toBe('the source');
     });
@@ -99,24 +88,24 @@ result = [h['Metadata'], h['ContentType']]`);
 
   describe('authorization', () => {
     it('the source is a read: a source outside the caller\'s read scopes is AccessDenied', async () => {
-      expect(await codeOf(copy(writer, 'strict', `uploads/${runtime}/stolen.txt`, 'strict/secret/doc.txt'))).toBe('AccessDenied');
+      expect(await codeOf(copy(fx.writer, 'strict', `uploads/${runtime}/stolen.txt`, 'strict/secret/doc.txt'))).toBe('AccessDenied');
       expect(await exists(rgw(), 'data', `uploads/${runtime}/stolen.txt`)).toBe(false);
-      await copy(writer, 'strict', `uploads/${runtime}/allowed.txt`, 'strict/readable/doc.txt');
+      await copy(fx.writer, 'strict', `uploads/${runtime}/allowed.txt`, 'strict/readable/doc.txt');
       expect(await readText(rgw(), 'data', `uploads/${runtime}/allowed.txt`)).toBe('readable by the writer');
     });
 
     it('a versioned source needs get_object_version; get_object is not enough', async () => {
-      expect(await codeOf(copy(writer, 'versioned', `copies/${runtime}.txt`, `versioned/doc.txt?versionId=${versions.v1}`))).toBe('AccessDenied');
-      await copy(writer, 'versioned', `copies/${runtime}.txt`, 'versioned/doc.txt');
+      expect(await codeOf(copy(fx.writer, 'versioned', `copies/${runtime}.txt`, `versioned/doc.txt?versionId=${versions.v1}`))).toBe('AccessDenied');
+      await copy(fx.writer, 'versioned', `copies/${runtime}.txt`, 'versioned/doc.txt');
       expect(await readText(rgw(), 'versioned', `copies/${runtime}.txt`)).toBe('two');
     });
 
     it('the destination is a write', async () => {
-      expect(await codeOf(copy(writer, 'strict', `readable/${runtime}.txt`, 'strict/readable/doc.txt'))).toBe('AccessDenied');
+      expect(await codeOf(copy(fx.writer, 'strict', `readable/${runtime}.txt`, 'strict/readable/doc.txt'))).toBe('AccessDenied');
     });
 
     it('anonymous callers never copy', async () => {
-      const res = await rawRequest(gw.endpoint, { method: 'PUT', target: '/public/copy.txt', headers: { 'x-amz-copy-source': '/public/hello.txt' } });
+      const res = await rawRequest(fx.gw.endpoint, { method: 'PUT', target: '/public/copy.txt', headers: { 'x-amz-copy-source': '/public/hello.txt' } });
       expect(res.status).toBe(403);
     });
   });
@@ -127,29 +116,29 @@ result = [h['Metadata'], h['ContentType']]`);
       ['across regions on one endpoint', 'elsewhere/source/doc.txt'],
       ['from a backend without bucket_name', 'nobucket/source/doc.txt'],
     ])('%s is 501 NotImplemented', async (_, source) => {
-      expect(await codeOf(copy(admin, 'strict', `copies/${runtime}/refused.txt`, source))).toBe('NotImplemented');
+      expect(await codeOf(copy(fx.admin, 'strict', `copies/${runtime}/refused.txt`, source))).toBe('NotImplemented');
       expect(await exists(rgw(), 'data', `copies/${runtime}/refused.txt`)).toBe(false);
     });
 
     it('to a backend without bucket_name is 501 NotImplemented', async () => {
-      expect(await codeOf(copy(admin, 'nobucket', 'x.txt', 'strict/source/doc.txt'))).toBe('NotImplemented');
+      expect(await codeOf(copy(fx.admin, 'nobucket', 'x.txt', 'strict/source/doc.txt'))).toBe('NotImplemented');
     });
 
     it('an unknown source bucket is 404 NoSuchBucket', async () => {
-      expect(await codeOf(copy(admin, 'strict', `copies/${runtime}/x.txt`, 'no-such-bucket/doc.txt'))).toBe('NoSuchBucket');
+      expect(await codeOf(copy(fx.admin, 'strict', `copies/${runtime}/x.txt`, 'no-such-bucket/doc.txt'))).toBe('NoSuchBucket');
     });
 
     it('a missing source key is the backend\'s NoSuchKey, passed through', async () => {
-      expect(await codeOf(copy(admin, 'strict', `copies/${runtime}/x.txt`, 'strict/source/missing.txt'))).toBe('NoSuchKey');
+      expect(await codeOf(copy(fx.admin, 'strict', `copies/${runtime}/x.txt`, 'strict/source/missing.txt'))).toBe('NoSuchKey');
     });
 
     it('a malformed copy source is InvalidArgument, an invalid key InvalidRequest', async () => {
-      expect(await codeOf(copy(admin, 'strict', `copies/${runtime}/x.txt`, 'strict'))).toBe('InvalidArgument');
-      expect(await codeOf(copy(admin, 'strict', `copies/${runtime}/x.txt`, 'strict/a/../b'))).toBe('InvalidRequest');
+      expect(await codeOf(copy(fx.admin, 'strict', `copies/${runtime}/x.txt`, 'strict'))).toBe('InvalidArgument');
+      expect(await codeOf(copy(fx.admin, 'strict', `copies/${runtime}/x.txt`, 'strict/a/../b'))).toBe('InvalidRequest');
     });
 
     it('UploadPartCopy into an upload that does not exist is the backend\'s NoSuchUpload (part copies: part-copy.test.ts)', async () => {
-      const res = await rawRequest(gw.endpoint, {
+      const res = await rawRequest(fx.gw.endpoint, {
         method: 'PUT',
         target: '/strict/copies/part?partNumber=1&uploadId=abc',
         headers: { 'x-amz-copy-source': '/strict/source/doc.txt' },
@@ -159,7 +148,7 @@ result = [h['Metadata'], h['ContentType']]`);
     });
 
     it('left the destination untouched after refusals', async () => {
-      expect(await codeOf(admin.send(new HeadObjectCommand({ Bucket: 'strict', Key: `copies/${runtime}/x.txt` })))).toBe('NotFound');
+      expect(await codeOf(fx.admin.send(new HeadObjectCommand({ Bucket: 'strict', Key: `copies/${runtime}/x.txt` })))).toBe('NotFound');
     });
   });
 });

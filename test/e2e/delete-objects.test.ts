@@ -1,10 +1,10 @@
 import { DeleteObjectsCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { PYTHONS, boto3, jsClient } from '../support/clients';
-import { RUNTIMES, type RunningGateway } from '../support/gateway';
+import { RUNTIMES } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, SCOPED, codeOf, putDirect, startBackends, type Backends } from './fixtures';
-import { WRITER, exists, startWriteGateway, type WriteGateway } from './write-fixtures';
+import { WRITER, exists, useWriteGateway } from './write-fixtures';
 
 /**
  * DeleteObjects (spec rule 1): a bucket-level check, then each key on its own; refused keys are per-key
@@ -25,18 +25,7 @@ async function seed(client: S3Client, bucket: string, keys: readonly string[]): 
 }
 
 describe.each(RUNTIMES)('DeleteObjects (%s runtime)', (runtime) => {
-  let gw: RunningGateway;
-  let admin: S3Client;
-  let writer: S3Client;
-
-  let fixture: WriteGateway | undefined;
-
-  beforeAll(async () => {
-    fixture = await startWriteGateway(runtime, backends);
-    ({ gw, admin, writer } = fixture);
-  }, 60_000);
-
-  afterAll(() => fixture?.stop());
+  const fx = useWriteGateway(runtime, () => backends);
 
   const del = (client: S3Client, bucket: string, keys: readonly string[], quiet?: boolean) =>
     client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: quiet } }));
@@ -46,7 +35,7 @@ describe.each(RUNTIMES)('DeleteObjects (%s runtime)', (runtime) => {
       // s3rver deletes a batch concurrently and races removing the emptied directory (a 500): one key per directory.
       const keys = [`batch-a/${runtime}.txt`, `batch-b/${runtime}.txt`, `batch-c/${runtime} sp ace&<amp>'"ü.txt`];
       await seed(client, backendBucket, keys);
-      const out = await del(admin, bucket, keys);
+      const out = await del(fx.admin, bucket, keys);
       expect(out.Deleted?.map((d) => d.Key).sort()).toEqual([...keys].sort());
       expect(out.Errors ?? []).toEqual([]);
       for (const key of keys) expect(await exists(client, backendBucket, key)).toBe(false);
@@ -57,7 +46,7 @@ describe.each(RUNTIMES)('DeleteObjects (%s runtime)', (runtime) => {
     const allowed = [`uploads/${runtime}/1.txt`, `trash/${runtime}/2.txt`];
     const denied = [`readable/${runtime}/3.txt`, `secret/${runtime}/4.txt`];
     await seed(rgw(), 'data', [...allowed, ...denied]);
-    const out = await del(writer, 'strict', [...allowed, ...denied]);
+    const out = await del(fx.writer, 'strict', [...allowed, ...denied]);
     expect(out.Deleted?.map((d) => d.Key).sort()).toEqual([...allowed].sort());
     expect(out.Errors?.map((e) => [e.Key, e.Code]).sort()).toEqual(denied.map((k) => [k, 'AccessDenied']).sort());
     for (const key of allowed) expect(await exists(rgw(), 'data', key)).toBe(false);
@@ -67,7 +56,7 @@ describe.each(RUNTIMES)('DeleteObjects (%s runtime)', (runtime) => {
   it('only denied keys: nothing is sent to the backend, every key is reported', async () => {
     const keys = [`secret/${runtime}/only-1.txt`, `secret/${runtime}/only-2.txt`];
     await seed(rgw(), 'data', keys);
-    const out = await del(writer, 'strict', keys);
+    const out = await del(fx.writer, 'strict', keys);
     expect(out.Errors?.map((e) => e.Code)).toEqual(['AccessDenied', 'AccessDenied']);
     for (const key of keys) expect(await exists(rgw(), 'data', key)).toBe(true);
   });
@@ -75,7 +64,7 @@ describe.each(RUNTIMES)('DeleteObjects (%s runtime)', (runtime) => {
   it('Quiet: only errors are reported', async () => {
     const keys = [`uploads/${runtime}/quiet.txt`, `secret/${runtime}/quiet.txt`];
     await seed(rgw(), 'data', keys);
-    const out = await del(writer, 'strict', keys, true);
+    const out = await del(fx.writer, 'strict', keys, true);
     expect(out.Deleted ?? []).toEqual([]);
     expect(out.Errors?.map((e) => e.Key)).toEqual([`secret/${runtime}/quiet.txt`]);
     expect(await exists(rgw(), 'data', keys[0])).toBe(false);
@@ -83,7 +72,7 @@ describe.each(RUNTIMES)('DeleteObjects (%s runtime)', (runtime) => {
 
   it('maps keys under backend_prefix and back', async () => {
     await seed(rgw(), 'data', [`tenant-a/batch/${runtime}.txt`, `batch/${runtime}-outside.txt`]);
-    const out = await del(writer, 'tenant', [`batch/${runtime}.txt`]);
+    const out = await del(fx.writer, 'tenant', [`batch/${runtime}.txt`]);
     expect(out.Deleted?.map((d) => d.Key)).toEqual([`batch/${runtime}.txt`]);
     expect(await exists(rgw(), 'data', `tenant-a/batch/${runtime}.txt`)).toBe(false);
     expect(await exists(rgw(), 'data', `batch/${runtime}-outside.txt`)).toBe(true);
@@ -92,7 +81,7 @@ describe.each(RUNTIMES)('DeleteObjects (%s runtime)', (runtime) => {
   it.each(Object.keys(PYTHONS) as Array<keyof typeof PYTHONS>)('%s delete_objects (Content-MD5 or CRC32, recomputed for the backend body)', async (python) => {
     const keys = [`uploads/${runtime}/${python}-1.txt`, `uploads/${runtime}/${python}-2.txt`];
     await seed(rgw(), 'data', keys);
-    const out = await boto3(python, gw.endpoint, WRITER, `
+    const out = await boto3(python, fx.gw.endpoint, WRITER, `
 r = s3.delete_objects(Bucket='strict', Delete={'Objects': [{'Key': k} for k in ${JSON.stringify(keys)}]})
 result = sorted(d['Key'] for d in r.get('Deleted', []))`);
     expect(out).toEqual([...keys].sort());
@@ -101,28 +90,28 @@ result = sorted(d['Key'] for d in r.get('Deleted', []))`);
 
   describe('refusals', () => {
     it('a caller who may delete nothing in the bucket is AccessDenied outright', async () => {
-      const scoped = jsClient(gw.endpoint, SCOPED);
+      const scoped = jsClient(fx.gw.endpoint, SCOPED);
       expect(await codeOf(del(scoped, 'strict', ['reports/q1.csv']))).toBe('AccessDenied');
       scoped.destroy();
     });
 
     it('anonymous callers cannot batch-delete, even in a public bucket', async () => {
       const body = '<Delete><Object><Key>hello.txt</Key></Object></Delete>';
-      const res = await rawRequest(gw.endpoint, { method: 'POST', target: '/public?delete', headers: { 'content-md5': md5(body) }, body });
+      const res = await rawRequest(fx.gw.endpoint, { method: 'POST', target: '/public?delete', headers: { 'content-md5': md5(body) }, body });
       expect(res.status).toBe(403);
       expect(errorCode(res.body)).toBe('AccessDenied');
     });
 
     it('more than 1000 keys is MalformedXML', async () => {
       const body = `<Delete>${Array.from({ length: 1001 }, (_, i) => `<Object><Key>k${i}</Key></Object>`).join('')}</Delete>`;
-      const res = await rawRequest(gw.endpoint, { method: 'POST', target: '/strict?delete', headers: { 'content-md5': md5(body) }, body }, ADMIN);
+      const res = await rawRequest(fx.gw.endpoint, { method: 'POST', target: '/strict?delete', headers: { 'content-md5': md5(body) }, body }, ADMIN);
       expect(res.status).toBe(400);
       expect(errorCode(res.body)).toBe('MalformedXML');
     });
 
     it('exactly 1000 keys is accepted', async () => {
       const keys = Array.from({ length: 1000 }, (_, i) => `uploads/${runtime}/many/${i}`);
-      const out = await del(admin, 'strict', keys, true);
+      const out = await del(fx.admin, 'strict', keys, true);
       expect(out.Errors ?? []).toEqual([]);
     });
 
@@ -133,14 +122,14 @@ result = sorted(d['Key'] for d in r.get('Deleted', []))`);
       ['a DOCTYPE with entities', '<?xml version="1.0"?><!DOCTYPE d [<!ENTITY x "y">]><Delete><Object><Key>&x;</Key></Object></Delete>'],
       ['the wrong root', '<Remove><Object><Key>a</Key></Object></Remove>'],
     ])('%s is MalformedXML', async (_, body) => {
-      const res = await rawRequest(gw.endpoint, { method: 'POST', target: '/strict?delete', headers: { 'content-md5': md5(body) }, body }, ADMIN);
+      const res = await rawRequest(fx.gw.endpoint, { method: 'POST', target: '/strict?delete', headers: { 'content-md5': md5(body) }, body }, ADMIN);
       expect(res.status).toBe(400);
       expect(errorCode(res.body)).toBe('MalformedXML');
     });
 
     it('a Content-MD5 that does not match the body is BadDigest', async () => {
       const body = '<Delete><Object><Key>uploads/x</Key></Object></Delete>';
-      const res = await rawRequest(gw.endpoint, { method: 'POST', target: '/strict?delete', headers: { 'content-md5': md5('other') }, body }, ADMIN);
+      const res = await rawRequest(fx.gw.endpoint, { method: 'POST', target: '/strict?delete', headers: { 'content-md5': md5('other') }, body }, ADMIN);
       expect(res.status).toBe(400);
       expect(errorCode(res.body)).toBe('BadDigest');
     });

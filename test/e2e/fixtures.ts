@@ -62,6 +62,12 @@ actions = ${ALL_ACTIONS}
 
 /** Listing fixtures: a page's worth of keys and two sub-directories. */
 export const LIST_KEYS = Array.from({ length: 25 }, (_, i) => `list/a-${String(i).padStart(2, '0')}`).concat(['list/dir1/x', 'list/dir2/y']);
+/** Keys S3 allows that URL parsers, shells and naive encoders get wrong; stored byte for byte. */
+export const SPECIAL_KEYS = [
+  'special/star*', 'special/100%.txt', 'special/100%25.txt', 'special/tilde~', 'special/hash#', 'special/question?',
+  'special/[brackets]', 'special/plus+sign', 'special/eq=ual', 'special/sp ace', 'special/ünïcødé-日本', 'special/emoji-😀',
+  "special/quote'", 'special/amp&and', 'special/semi;colon', 'special/at@dollar$', 'special/comma,colon:',
+];
 /** A body whose every byte tells its offset (mod 256), for range reads. */
 export const RANGE_BODY = Buffer.from(Array.from({ length: 1000 }, (_, i) => i % 256));
 

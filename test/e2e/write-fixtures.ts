@@ -73,22 +73,32 @@ export interface WriteGateway {
   readonly gw: RunningGateway;
   readonly admin: S3Client;
   readonly writer: S3Client;
-  stop(): Promise<void>;
 }
 
-export async function startWriteGateway(runtime: RuntimeName, backends: Backends): Promise<WriteGateway> {
-  const gw = await startGateway(runtime, { config: writeConfig(backends), env: gatewayEnv(backends) });
-  const admin = jsClient(gw.endpoint, ADMIN);
-  const writer = jsClient(gw.endpoint, WRITER);
+/**
+ * Starts a write gateway before the enclosing suite's specs and stops it after them. The handle's fields
+ * are read inside specs, once the gateway runs; `backends` is a thunk because the caller starts them in its
+ * own beforeAll.
+ */
+export function useWriteGateway(runtime: RuntimeName, backends: () => Backends): WriteGateway {
+  let running: WriteGateway | undefined;
+  beforeAll(async () => {
+    const gw = await startGateway(runtime, { config: writeConfig(backends()), env: gatewayEnv(backends()) });
+    running = { gw, admin: jsClient(gw.endpoint, ADMIN), writer: jsClient(gw.endpoint, WRITER) };
+  }, 60_000);
+  afterAll(async () => {
+    running?.admin.destroy();
+    running?.writer.destroy();
+    await running?.gw.stop();
+  });
+  const started = (): WriteGateway => {
+    if (running === undefined) throw new Error('the write gateway is used before its beforeAll ran');
+    return running;
+  };
   return {
-    gw,
-    admin,
-    writer,
-    stop: async () => {
-      admin.destroy();
-      writer.destroy();
-      await gw.stop();
-    },
+    get gw() { return started().gw; },
+    get admin() { return started().admin; },
+    get writer() { return started().writer; },
   };
 }
 

@@ -8,7 +8,7 @@ import { AWS_CLIS, PYTHONS, awsCli, boto3 } from '../support/clients';
 import { RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, codeOf, gatewayEnv, putDirect, readText, startBackends, type Backends } from './fixtures';
-import { WRITER, exists, readBytes, startWriteGateway, writeConfig, type WriteGateway } from './write-fixtures';
+import { WRITER, exists, readBytes, useWriteGateway, writeConfig } from './write-fixtures';
 
 /**
  * PutObject and DeleteObject through the gateway with the real clients, against Ceph RGW (strict: checks
@@ -41,30 +41,19 @@ afterAll(async () => {
 });
 
 describe.each(RUNTIMES)('writing through the gateway (%s runtime)', (runtime) => {
-  let gw: RunningGateway;
-  let admin: S3Client;
-  let writer: S3Client;
-
-  let fixture: WriteGateway | undefined;
-
-  beforeAll(async () => {
-    fixture = await startWriteGateway(runtime, backends);
-    ({ gw, admin, writer } = fixture);
-  }, 60_000);
-
-  afterAll(() => fixture?.stop());
+  const fx = useWriteGateway(runtime, () => backends);
 
   describe('PutObject', () => {
     it.each(Object.keys(AWS_CLIS) as Array<keyof typeof AWS_CLIS>)('aws-cli %s uploads 0 B and 1 KiB files byte for byte', async (cli) => {
       for (const t of TARGETS) {
         for (const [file, bytes] of [['empty.bin', Buffer.alloc(0)], ['kib.bin', KIB]] as const) {
           const key = `cli-${cli}/${runtime}/${file}`;
-          const run = await awsCli(cli, gw.endpoint, ADMIN, ['s3', 'cp', join(dir, file), `s3://${t.bucket}/${key}`]);
+          const run = await awsCli(cli, fx.gw.endpoint, ADMIN, ['s3', 'cp', join(dir, file), `s3://${t.bucket}/${key}`]);
           expect(run.stderr).toBe('');
           expect(run.code).toBe(0);
           // Read from the backend itself: s3rver would have kept any framing the gateway passed on.
           expect((await readBytes(direct(t.backend), t.backendBucket, key)).equals(bytes)).toBe(true);
-          expect((await readBytes(admin, t.bucket, key)).equals(bytes)).toBe(true);
+          expect((await readBytes(fx.admin, t.bucket, key)).equals(bytes)).toBe(true);
         }
       }
     });
@@ -73,12 +62,12 @@ describe.each(RUNTIMES)('writing through the gateway (%s runtime)', (runtime) =>
       for (const t of TARGETS) {
         for (const cli of Object.keys(AWS_CLIS) as Array<keyof typeof AWS_CLIS>) {
           const key = `meta/${runtime}/${cli}.csv`;
-          const run = await awsCli(cli, gw.endpoint, ADMIN, [
+          const run = await awsCli(cli, fx.gw.endpoint, ADMIN, [
             's3', 'cp', join(dir, 'kib.bin'), `s3://${t.bucket}/${key}`,
             '--metadata', 'owner=alice,purpose=round trip', '--content-type', 'text/csv', '--cache-control', 'max-age=60',
           ]);
           expect(run.code).toBe(0);
-          const head = await admin.send(new HeadObjectCommand({ Bucket: t.bucket, Key: key }));
+          const head = await fx.admin.send(new HeadObjectCommand({ Bucket: t.bucket, Key: key }));
           expect(head.Metadata).toEqual({ owner: 'alice', purpose: 'round trip' });
           expect(head.ContentType).toBe('text/csv');
           expect(head.CacheControl).toBe('max-age=60');
@@ -88,7 +77,7 @@ describe.each(RUNTIMES)('writing through the gateway (%s runtime)', (runtime) =>
 
     it.each(Object.keys(PYTHONS) as Array<keyof typeof PYTHONS>)('%s put_object with disposition, language, tagging and metadata', async (python) => {
       const key = `boto/${runtime}/${python}.txt`;
-      const out = await boto3(python, gw.endpoint, ADMIN, `
+      const out = await boto3(python, fx.gw.endpoint, ADMIN, `
 s3.put_object(Bucket='strict', Key='${key}', Body=b'from boto3', ContentDisposition='attachment; filename="x.txt"',
               ContentLanguage='de', Tagging='team=storage&tier=hot', Metadata={'k': 'v'})
 h = s3.head_object(Bucket='strict', Key='${key}')
@@ -101,7 +90,7 @@ result = [s3.get_object(Bucket='strict', Key='${key}')['Body'].read().decode(), 
     it('JS SDK PutObject with a string body (signed SHA-256 and a CRC32 header) on both backends', async () => {
       for (const t of TARGETS) {
         const key = `js/${runtime}/string.txt`;
-        await admin.send(new PutObjectCommand({ Bucket: t.bucket, Key: key, Body: 'a string body', ContentType: 'text/plain' }));
+        await fx.admin.send(new PutObjectCommand({ Bucket: t.bucket, Key: key, Body: 'a string body', ContentType: 'text/plain' }));
         expect(await readText(direct(t.backend), t.backendBucket, key)).toBe('a string body');
       }
     });
@@ -109,7 +98,7 @@ result = [s3.get_object(Bucket='strict', Key='${key}')['Body'].read().decode(), 
     it('a body that does not match its signed x-amz-content-sha256 is XAmzContentSHA256Mismatch; nothing is written', async () => {
       for (const t of TARGETS) {
         const key = `bad-sha/${runtime}.txt`;
-        const res = await rawRequest(gw.endpoint, { method: 'PUT', target: `/${t.bucket}/${key}`, headers: { 'x-amz-content-sha256': sha256('what was signed') }, body: 'what was sent!!' }, ADMIN);
+        const res = await rawRequest(fx.gw.endpoint, { method: 'PUT', target: `/${t.bucket}/${key}`, headers: { 'x-amz-content-sha256': sha256('what was signed') }, body: 'what was sent!!' }, ADMIN);
         expect(res.status).toBe(400);
         expect(errorCode(res.body)).toBe('XAmzContentSHA256Mismatch');
         expect(await exists(direct(t.backend), t.backendBucket, key)).toBe(false);
@@ -119,7 +108,7 @@ result = [s3.get_object(Bucket='strict', Key='${key}')['Body'].read().decode(), 
     it('a wrong x-amz-checksum-crc32 header is BadDigest; nothing is written', async () => {
       for (const t of TARGETS) {
         const key = `bad-crc/${runtime}.txt`;
-        const res = await rawRequest(gw.endpoint, { method: 'PUT', target: `/${t.bucket}/${key}`, headers: { 'x-amz-checksum-crc32': 'AAAAAA==' }, body: 'hello' }, ADMIN);
+        const res = await rawRequest(fx.gw.endpoint, { method: 'PUT', target: `/${t.bucket}/${key}`, headers: { 'x-amz-checksum-crc32': 'AAAAAA==' }, body: 'hello' }, ADMIN);
         expect(res.status).toBe(400);
         expect(errorCode(res.body)).toBe('BadDigest');
         expect(await exists(direct(t.backend), t.backendBucket, key)).toBe(false);
@@ -127,20 +116,20 @@ result = [s3.get_object(Bucket='strict', Key='${key}')['Body'].read().decode(), 
     });
 
     it('a body with Transfer-Encoding: chunked and no length is 411 MissingContentLength, as on S3', async () => {
-      const res = await rawRequest(gw.endpoint, { method: 'PUT', target: '/strict/uploads/te.txt', headers: { 'transfer-encoding': 'chunked' }, body: 'no length' }, ADMIN);
+      const res = await rawRequest(fx.gw.endpoint, { method: 'PUT', target: '/strict/uploads/te.txt', headers: { 'transfer-encoding': 'chunked' }, body: 'no length' }, ADMIN);
       expect(res.status).toBe(411);
       expect(errorCode(res.body)).toBe('MissingContentLength');
       expect(await exists(direct('rgw'), 'data', 'uploads/te.txt')).toBe(false);
     });
 
     it('scopes: a write outside the granted prefix is AccessDenied, inside it works', async () => {
-      expect(await codeOf(writer.send(new PutObjectCommand({ Bucket: 'strict', Key: 'elsewhere.txt', Body: 'x' })))).toBe('AccessDenied');
-      await writer.send(new PutObjectCommand({ Bucket: 'strict', Key: `uploads/${runtime}/ok.txt`, Body: 'ok' }));
+      expect(await codeOf(fx.writer.send(new PutObjectCommand({ Bucket: 'strict', Key: 'elsewhere.txt', Body: 'x' })))).toBe('AccessDenied');
+      await fx.writer.send(new PutObjectCommand({ Bucket: 'strict', Key: `uploads/${runtime}/ok.txt`, Body: 'ok' }));
       expect(await readText(direct('rgw'), 'data', `uploads/${runtime}/ok.txt`)).toBe('ok');
     });
 
     it('a presigned PUT (boto3) streams the body untouched', async () => {
-      const url = (await boto3('boto3-new', gw.endpoint, ADMIN, `
+      const url = (await boto3('boto3-new', fx.gw.endpoint, ADMIN, `
 s3 = boto3.client('s3', endpoint_url=s3.meta.endpoint_url, region_name='us-east-1', config=Config(signature_version='s3v4', s3={'addressing_style': 'path'}))
 result = s3.generate_presigned_url('put_object', Params={'Bucket': 'strict', 'Key': 'presigned/${runtime}.bin'}, ExpiresIn=300)`)) as string;
       const res = await fetch(url, { method: 'PUT', body: KIB });
@@ -149,7 +138,7 @@ result = s3.generate_presigned_url('put_object', Params={'Bucket': 'strict', 'Ke
     });
 
     it('maps keys under backend_prefix', async () => {
-      await admin.send(new PutObjectCommand({ Bucket: 'tenant', Key: `${runtime}/in-tenant.txt`, Body: 'tenant data' }));
+      await fx.admin.send(new PutObjectCommand({ Bucket: 'tenant', Key: `${runtime}/in-tenant.txt`, Body: 'tenant data' }));
       expect(await readText(direct('rgw'), 'data', `tenant-a/${runtime}/in-tenant.txt`)).toBe('tenant data');
     });
   });
@@ -159,20 +148,20 @@ result = s3.generate_presigned_url('put_object', Params={'Bucket': 'strict', 'Ke
     beforeAll(() => putDirect(direct('rgw'), 'data', key, 'original'));
 
     it('If-None-Match: * on an existing key', async () => {
-      const res = await rawRequest(gw.endpoint, { method: 'PUT', target: `/strict/${key}`, headers: { 'if-none-match': '*' }, body: 'replaced' }, ADMIN);
+      const res = await rawRequest(fx.gw.endpoint, { method: 'PUT', target: `/strict/${key}`, headers: { 'if-none-match': '*' }, body: 'replaced' }, ADMIN);
       expect(res.status).toBe(412);
       expect(errorCode(res.body)).toBe('PreconditionFailed');
       expect(await readText(direct('rgw'), 'data', key)).toBe('original');
     });
 
     it('a stale If-Match', async () => {
-      const res = await rawRequest(gw.endpoint, { method: 'PUT', target: `/strict/${key}`, headers: { 'if-match': '"00000000000000000000000000000000"' }, body: 'replaced' }, ADMIN);
+      const res = await rawRequest(fx.gw.endpoint, { method: 'PUT', target: `/strict/${key}`, headers: { 'if-match': '"00000000000000000000000000000000"' }, body: 'replaced' }, ADMIN);
       expect(res.status).toBe(412);
       expect(await readText(direct('rgw'), 'data', key)).toBe('original');
     });
 
     it('If-None-Match: * on a new key succeeds', async () => {
-      const res = await rawRequest(gw.endpoint, { method: 'PUT', target: `/strict/${key}.new`, headers: { 'if-none-match': '*' }, body: 'fresh' }, ADMIN);
+      const res = await rawRequest(fx.gw.endpoint, { method: 'PUT', target: `/strict/${key}.new`, headers: { 'if-none-match': '*' }, body: 'fresh' }, ADMIN);
       expect(res.status).toBe(200);
       expect(await readText(direct('rgw'), 'data', `${key}.new`)).toBe('fresh');
     });
@@ -183,7 +172,7 @@ result = s3.generate_presigned_url('put_object', Params={'Bucket': 'strict', 'Ke
       for (const t of TARGETS) {
         const key = `delete-me/${runtime}.txt`;
         await putDirect(direct(t.backend), t.backendBucket, key, 'x');
-        const res = await rawRequest(gw.endpoint, { method: 'DELETE', target: `/${t.bucket}/${key}` }, ADMIN);
+        const res = await rawRequest(fx.gw.endpoint, { method: 'DELETE', target: `/${t.bucket}/${key}` }, ADMIN);
         expect(res.status).toBe(204);
         expect(await exists(direct(t.backend), t.backendBucket, key)).toBe(false);
       }
@@ -191,7 +180,7 @@ result = s3.generate_presigned_url('put_object', Params={'Bucket': 'strict', 'Ke
 
     it('is authorized per key', async () => {
       await putDirect(direct('rgw'), 'data', 'readable/keep.txt', 'keep');
-      const res = await rawRequest(gw.endpoint, { method: 'DELETE', target: '/strict/readable/keep.txt' }, WRITER);
+      const res = await rawRequest(fx.gw.endpoint, { method: 'DELETE', target: '/strict/readable/keep.txt' }, WRITER);
       expect(res.status).toBe(403);
       expect(await exists(direct('rgw'), 'data', 'readable/keep.txt')).toBe(true);
     });
@@ -200,12 +189,12 @@ result = s3.generate_presigned_url('put_object', Params={'Bucket': 'strict', 'Ke
   describe('aws s3 sync and rm --recursive', () => {
     it.each(Object.keys(AWS_CLIS) as Array<keyof typeof AWS_CLIS>)('aws-cli %s syncs a directory up and removes it again', async (cli) => {
       const prefix = `sync-${cli}/${runtime}/`;
-      const sync = await awsCli(cli, gw.endpoint, ADMIN, ['s3', 'sync', dir, `s3://strict/${prefix}`]);
+      const sync = await awsCli(cli, fx.gw.endpoint, ADMIN, ['s3', 'sync', dir, `s3://strict/${prefix}`]);
       expect(sync.code).toBe(0);
       expect(await readBytes(direct('rgw'), 'data', `${prefix}kib.bin`)).toEqual(KIB);
-      const again = await awsCli(cli, gw.endpoint, ADMIN, ['s3', 'sync', dir, `s3://strict/${prefix}`]);
+      const again = await awsCli(cli, fx.gw.endpoint, ADMIN, ['s3', 'sync', dir, `s3://strict/${prefix}`]);
       expect(again.stdout).toBe(''); // nothing changed, nothing uploaded
-      const rm = await awsCli(cli, gw.endpoint, ADMIN, ['s3', 'rm', '--recursive', `s3://strict/${prefix}`]);
+      const rm = await awsCli(cli, fx.gw.endpoint, ADMIN, ['s3', 'rm', '--recursive', `s3://strict/${prefix}`]);
       expect(rm.code).toBe(0);
       expect(await exists(direct('rgw'), 'data', `${prefix}kib.bin`)).toBe(false);
       expect(await exists(direct('rgw'), 'data', `${prefix}empty.bin`)).toBe(false);

@@ -145,8 +145,12 @@ export class GcsJsonApi {
     return {
       kind: 'forward',
       request: { method: 'PUT', url: session, headers, body: request.body ?? null },
-      // The answer is the new object's JSON resource; S3's PutObject has an empty body.
-      respond: (status) => (status < 300 ? emptyResponse(200, request.requestId) : s3ErrorResponse(gcsError(status), request)),
+      // The answer is the new object's JSON resource: its MD5 is the ETag S3's PutObject answers, with an
+      // empty body. An unreadable resource still means the object was stored.
+      respond: (status) =>
+        status < 300
+          ? { maxBytes: RESOURCE_MAX_BYTES, rewrite: (body) => emptyResponse(200, request.requestId, etagHeader(body)) }
+          : s3ErrorResponse(gcsError(status), request),
     };
   }
 
@@ -190,6 +194,19 @@ export class GcsJsonApi {
     };
     const { items, resume } = await collectPage(fetchPage, startPosition(params), params.maxKeys, MAX_RESULTS);
     return toListPage(params, items, resume);
+  }
+}
+
+/** An object resource is a few hundred bytes; its metadata can make it larger, never this large. */
+const RESOURCE_MAX_BYTES = 64 * 1024;
+
+/** The ETag header of an upload's answer, from the object resource it returned. */
+function etagHeader(body: Uint8Array): HeaderMap {
+  try {
+    const object = JSON.parse(new TextDecoder().decode(body)) as ObjectResource;
+    return typeof object === 'object' && object !== null ? { etag: etagOf(object) } : {};
+  } catch {
+    return {};
   }
 }
 
