@@ -1,5 +1,4 @@
-import { compareKeys } from '../../../functions/core/keys';
-import type { ListPage, ListParams, ObjectStore } from '../../../functions/core/backends/store';
+import type { ListParams, ObjectStore } from '../../../functions/core/backends/store';
 import type { Action, Bucket, Config, Scope } from '../../../functions/core/config/types';
 import type { Identity } from '../../../functions/core/auth/identity';
 import type { BucketContext } from '../../../functions/core/context';
@@ -7,6 +6,7 @@ import { listMapped, type ListedChild } from '../../../functions/core/operations
 import { listObjects } from '../../../functions/core/operations/list-objects';
 import { ListTokens } from '../../../functions/core/operations/list-token';
 import { Query } from '../../../functions/core/query';
+import { memoryStore } from '../../support/memory-store';
 
 /**
  * Listings over a store with S3's listing semantics, for callers whose scopes cover part of a bucket: what
@@ -23,41 +23,6 @@ const KEYS = ['data', 'data!x', 'data/a.txt', 'data/sub/b.txt', 'data/sub/c.txt'
 
 interface Recorded {
   readonly calls: ListParams[];
-}
-
-/**
- * A store over sorted keys with S3's listing semantics. With `tokens`, it hands out its own resume tokens
- * (`k:` + the last name), as the Azure and GCS stores hand out their backend markers.
- */
-function memoryStore(keys: readonly string[], recorded: Recorded, tokens = false): ObjectStore {
-  const sorted = [...keys].sort(compareKeys);
-  return {
-    forwardObject: () => Promise.reject(new Error('not used')),
-    list: async (params: ListParams): Promise<ListPage> => {
-      recorded.calls.push(params);
-      const after = params.continuationToken?.replace(/^k:/, '') ?? params.marker ?? params.startAfter;
-      const items: Array<{ value: string; cp: boolean }> = [];
-      for (const key of sorted) {
-        if (!key.startsWith(params.prefix) || (after !== undefined && compareKeys(key, after) <= 0)) continue;
-        const at = params.delimiter === undefined ? -1 : key.indexOf(params.delimiter, params.prefix.length);
-        if (at < 0) {
-          items.push({ value: key, cp: false });
-          continue;
-        }
-        const cp = key.slice(0, at + (params.delimiter ?? '').length);
-        if (items[items.length - 1]?.value !== cp && !(after !== undefined && after.startsWith(cp))) items.push({ value: cp, cp: true });
-      }
-      const page = items.slice(0, params.maxKeys);
-      const truncated = items.length > params.maxKeys;
-      const last = page[page.length - 1]?.value;
-      return {
-        contents: page.filter((i) => !i.cp).map((i) => ({ key: i.value, lastModified: '2030-01-01T00:00:00.000Z', etag: '"e"', size: 1, storageClass: 'STANDARD' })),
-        commonPrefixes: page.filter((i) => i.cp).map((i) => i.value),
-        isTruncated: truncated,
-        nextContinuationToken: truncated && tokens ? `k:${last}` : undefined,
-      };
-    },
-  };
 }
 
 function bucketContext(name: string, store: ObjectStore, identity: Identity, rawQuery = ''): BucketContext {
@@ -113,7 +78,7 @@ describe('listObjects for a caller whose scopes cover part of the bucket', () =>
   });
 
   const list = async (over: Partial<ListParams>, scopes = SCOPES, keys = KEYS, storeTokens = false, using = tokens): Promise<Shown> => {
-    const ctx = bucketContext('priv', memoryStore(keys, recorded, storeTokens), keyHolder(scopes));
+    const ctx = bucketContext('priv', memoryStore(keys, recorded.calls, { tokens: storeTokens }), keyHolder(scopes));
     const p = params(over);
     return shown(String((await listObjects(ctx, p.version, p, using)).body));
   };
@@ -232,7 +197,7 @@ describe('listObjects for a caller whose scopes cover part of the bucket', () =>
   });
 
   it('an anonymous listing of a public bucket is one backend listing of the prefix', async () => {
-    const anonymous = bucketContext('priv', memoryStore(KEYS, recorded), { principal: { type: 'anonymous' } } as Identity);
+    const anonymous = bucketContext('priv', memoryStore(KEYS, recorded.calls), { principal: { type: 'anonymous' } } as Identity);
     const ctx = { ...anonymous, bucket: { name: 'priv', anonymousAccess: true } as Bucket };
     const out = shown(String((await listObjects(ctx, 2, params({ prefix: 'data' }), tokens)).body));
     expect(out.keys).toEqual(['data', 'data!x', 'data/a.txt', 'data/sub/b.txt', 'data/sub/c.txt', 'database/x.txt', 'database/y.txt', 'dataz']);
@@ -246,10 +211,10 @@ describe('listMapped for a caller scoped inside a mapped bucket', () => {
     const identity = keyHolder([scope('acct:a', ['dir/']), scope('acct:b', [])]);
     const child = (path: string, keys: string[]): ListedChild => ({
       path,
-      ctx: bucketContext(`acct:${path}`, memoryStore(keys, recorded), identity),
+      ctx: bucketContext(`acct:${path}`, memoryStore(keys, recorded.calls), identity),
     });
     const children = [child('a', ['dir/1', 'dir/2', 'secret']), child('b', ['y'])];
-    const ctx = bucketContext('acct', memoryStore([], recorded), identity);
+    const ctx = bucketContext('acct', memoryStore([], recorded.calls), identity);
     const keys: string[] = [];
     let token: string | undefined;
     for (let page = 0; page < 10; page++) {
