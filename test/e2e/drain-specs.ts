@@ -2,18 +2,16 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
-import { Readable } from 'node:stream';
-import { signRequest } from '../../functions/core/sigv4';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import type { Keys } from '../support/clients';
+import { GiB, MiB, S3RVER_KEYS, repeated, signedPutHeaders, streamPut } from '../support/large-bodies';
 
 /**
  * The Node server's drain on SIGTERM, specified once and run wherever that server runs: started as a
  * process (drain.test.ts) and as the container image (container.test.ts). The backend is s3rver holding a
  * 1 GiB object; clients are raw sockets and node:http, so every byte and every connection is accounted for.
  */
-export const GiB = 1024 ** 3;
-const MiB = 1024 * 1024;
+export { GiB };
 export const BIG_KEY = 'one-gib.bin';
 export const DRAIN_WRITER: Keys = { accessKeyId: 'DRAINWRITER000000000', secretAccessKey: 'drain/writer/secret/00000000000000000000' };
 
@@ -36,7 +34,7 @@ export type LaunchTarget = (config: string, env: Readonly<Record<string, string>
 /** s3rver with bucket `big` holding `BIG_KEY` (1 GiB), streamed in as it is streamed out. */
 export async function startDrainBackend(): Promise<S3rver> {
   const backend = await startS3rver({ buckets: ['big'] });
-  await streamPut(`${backend.endpoint}/big/${BIG_KEY}`, { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, GiB);
+  await streamPut(`${backend.endpoint}/big/${BIG_KEY}`, S3RVER_KEYS, GiB);
   return backend;
 }
 
@@ -64,37 +62,6 @@ actions = ["get_object", "head_object", "put_object"]
 }
 
 const CHUNK = Buffer.alloc(MiB, 'x');
-
-function* chunks(size: number): Generator<Buffer> {
-  for (let sent = 0; sent < size; sent += CHUNK.length) yield size - sent >= CHUNK.length ? CHUNK : CHUNK.subarray(0, size - sent);
-}
-
-async function signedPutHeaders(url: string, keys: Keys, size: number): Promise<Record<string, string>> {
-  return signRequest({
-    method: 'PUT',
-    url,
-    headers: { 'content-length': String(size) },
-    payloadHash: 'UNSIGNED-PAYLOAD',
-    credentials: keys,
-    region: 'us-east-1',
-    service: 's3',
-    now: Date.now(),
-  });
-}
-
-function streamPut(url: string, keys: Keys, size: number): Promise<void> {
-  return signedPutHeaders(url, keys, size).then(
-    (headers) =>
-      new Promise((resolve, reject) => {
-        const req = http.request(url, { method: 'PUT', headers }, (res) => {
-          res.resume();
-          res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`PUT answered ${res.statusCode}`))));
-        });
-        req.on('error', reject);
-        Readable.from(chunks(size)).pipe(req);
-      }),
-  );
-}
 
 export interface ParsedResponse {
   readonly status: number;
@@ -302,7 +269,7 @@ export function describeDrain(name: string, launch: () => LaunchTarget, backend:
         }).on('error', reject);
       });
       const expected = createHash('sha256');
-      for (const c of chunks(size)) expected.update(c);
+      for (const c of repeated(size)) expected.update(c);
       expect(stored).toEqual({ bytes: size, sha: expected.digest('hex') });
     }, 120_000);
 

@@ -3,10 +3,10 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { Readable } from 'node:stream';
-import { signRequest } from '../../functions/core/sigv4';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { jsClient } from '../support/clients';
 import { RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
+import { S3RVER_KEYS, peakRssGrowth, streamPut } from '../support/large-bodies';
 import { ADMIN } from './fixtures';
 
 /**
@@ -38,39 +38,8 @@ function sha256Of(size: number): string {
   return hash.digest('hex');
 }
 
-async function putDirect(key: string, size: number): Promise<void> {
-  const url = `${backend.endpoint}/edge/${key}`;
-  const headers = await signRequest({
-    method: 'PUT',
-    url,
-    headers: { 'content-length': String(size) },
-    payloadHash: 'UNSIGNED-PAYLOAD',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    region: 'us-east-1',
-    service: 's3',
-    now: Date.now(),
-  });
-  await new Promise<void>((resolve, reject) => {
-    const req = http.request(url, { method: 'PUT', headers }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`PUT answered ${res.statusCode}`))));
-    });
-    req.on('error', reject);
-    Readable.from(pattern(size)).pipe(req);
-  });
-}
-
-/** Runs `work` while sampling the gateway's RSS; resolves with the peak growth. */
-async function rssGrowth(work: () => Promise<void>): Promise<number> {
-  const baseline = gw.rss();
-  let peak = baseline;
-  const sampler = setInterval(() => (peak = Math.max(peak, gw.rss())), 50);
-  try {
-    await work();
-  } finally {
-    clearInterval(sampler);
-  }
-  return peak - baseline;
+function putDirect(key: string, size: number): Promise<void> {
+  return streamPut(`${backend.endpoint}/edge/${key}`, S3RVER_KEYS, size, pattern(size));
 }
 
 /** sha256 of an object as the backend holds it. */
@@ -118,7 +87,7 @@ describe('the edge worker under miniflare', () => {
   it('streams a 150 MB GET with the worker’s RSS growth under 64 MB, byte for byte', async () => {
     const hash = createHash('sha256');
     let received = 0;
-    const growth = await rssGrowth(
+    const growth = await peakRssGrowth(gw, 
       () =>
         new Promise<void>((resolve, reject) => {
           http.get(`${gw.endpoint}/edge/150mb.bin`, (res) => {
@@ -140,7 +109,7 @@ describe('the edge worker under miniflare', () => {
 
   it('uploads 64 MiB in 16 MiB parts (lib-storage) with RSS growth under 64 MB', async () => {
     const size = 64 * MiB;
-    const growth = await rssGrowth(async () => {
+    const growth = await peakRssGrowth(gw, async () => {
       await new Upload({ client: admin, params: { Bucket: 'edge', Key: 'multipart-64mib.bin', Body: Readable.from(pattern(size)) }, partSize: 16 * MiB, queueSize: 1 }).done();
     });
     expect(await backendSha('multipart-64mib.bin')).toBe(sha256Of(size));
@@ -150,7 +119,7 @@ describe('the edge worker under miniflare', () => {
   it(`streams a ${Math.round(LARGEST_PART / 1e6)} MB part, just under the platform's 100 MB request limit, with RSS growth under 64 MB`, async () => {
     const { UploadId } = await admin.send(new CreateMultipartUploadCommand({ Bucket: 'edge', Key: 'largest-part.bin' }));
     const parts: Array<{ PartNumber: number; ETag?: string }> = [];
-    const growth = await rssGrowth(async () => {
+    const growth = await peakRssGrowth(gw, async () => {
       const part = await admin.send(
         new UploadPartCommand({ Bucket: 'edge', Key: 'largest-part.bin', UploadId, PartNumber: 1, Body: Readable.from(pattern(LARGEST_PART)), ContentLength: LARGEST_PART }),
       );

@@ -239,87 +239,77 @@ except Exception as e:
   describe('the operations one by one (RGW)', () => {
     const part = (n: number): Buffer => big.subarray((n - 1) * 5 * MiB, n * 5 * MiB);
 
+    const key = `ops/${runtime}/chunked parts ü.bin`;
+
+    /** Creates the upload and answers how to send a part of it, aws-chunked, signed or with a trailer. */
+    async function createChunkedUpload(): Promise<{ uploadId: string; sendPart: (n: number, data: Buffer, trailer?: boolean) => Promise<{ status: number; body: string }> }> {
+      const created = await admin.send(new CreateMultipartUploadCommand({ Bucket: 'tenant', Key: key, Metadata: { stage: 'created' } }));
+      expect(created.Bucket).toBe('tenant');
+      expect(created.Key).toBe(key);
+      const uploadId = created.UploadId ?? '';
+      const target = (n: number): string => `/tenant/${encodeURIComponent(key).replace(/%2F/g, '/')}?partNumber=${n}&uploadId=${encodeURIComponent(uploadId)}`;
+      const sendPart = async (n: number, data: Buffer, trailer = false) =>
+        sendUpload(
+          gw.endpoint,
+          await buildChunkedUpload(
+            gw.endpoint,
+            ADMIN,
+            trailer
+              ? { target: target(n), payload: 'STREAMING-UNSIGNED-PAYLOAD-TRAILER', data, checksum: { algorithm: 'crc32c' }, transferEncodingChunked: true }
+              : { target: target(n), payload: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD', data },
+          ),
+        );
+      return { uploadId, sendPart };
+    }
+
+    /** ListParts and ListMultipartUploads show the parts in the client's names; Complete joins them. */
+    async function listAndComplete(uploadId: string, parts: readonly Buffer[]): Promise<void> {
+      const listed = await admin.send(new ListPartsCommand({ Bucket: 'tenant', Key: key, UploadId: uploadId }));
+      expect(listed.Bucket).toBe('tenant');
+      expect(listed.Key).toBe(key);
+      expect(listed.Parts?.map((p) => [p.PartNumber, p.Size])).toEqual(parts.map((p, i) => [i + 1, p.length]));
+
+      const uploads = await admin.send(new ListMultipartUploadsCommand({ Bucket: 'tenant', Prefix: `ops/${runtime}/` }));
+      expect(uploads.Bucket).toBe('tenant');
+      expect(uploads.Uploads?.map((u) => [u.Key, u.UploadId])).toEqual([[key, uploadId]]);
+
+      const done = await admin.send(new CompleteMultipartUploadCommand({
+        Bucket: 'tenant', Key: key, UploadId: uploadId,
+        MultipartUpload: { Parts: (listed.Parts ?? []).map((p) => ({ PartNumber: p.PartNumber, ETag: p.ETag })) },
+      }));
+      expect(done.Bucket).toBe('tenant');
+      expect(done.Key).toBe(key);
+      expect(done.ETag).toMatch(new RegExp(`^"[0-9a-f]{32}-${parts.length}"$`)); // filled in although RGW answers an empty ETag
+      expect((await readBytes(rgw(), 'data', `tenant-a/${key}`)).equals(Buffer.concat(parts))).toBe(true);
+    }
+
+    const tail = Buffer.from('the last part');
+
     if (fits(5 * MiB)) {
       it('Create, UploadPart (aws-chunked signed and unsigned-trailer parts), ListParts, ListMultipartUploads, Complete', async () => {
-        const key = `ops/${runtime}/chunked parts ü.bin`;
-        const created = await admin.send(new CreateMultipartUploadCommand({ Bucket: 'tenant', Key: key, Metadata: { stage: 'created' } }));
-        expect(created.Bucket).toBe('tenant');
-        expect(created.Key).toBe(key);
-        const uploadId = created.UploadId ?? '';
-        const target = (n: number): string => `/tenant/${encodeURIComponent(key).replace(/%2F/g, '/')}?partNumber=${n}&uploadId=${encodeURIComponent(uploadId)}`;
-        const p1 = await sendUpload(gw.endpoint, await buildChunkedUpload(gw.endpoint, ADMIN, { target: target(1), payload: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD', data: part(1) }));
-        expect(p1.status).toBe(200);
-        const tail = Buffer.from('the last part');
-        const p2 = await sendUpload(
-          gw.endpoint,
-          await buildChunkedUpload(gw.endpoint, ADMIN, { target: target(2), payload: 'STREAMING-UNSIGNED-PAYLOAD-TRAILER', data: tail, checksum: { algorithm: 'crc32c' }, transferEncodingChunked: true }),
-        );
-        expect(p2.status).toBe(200);
-
-        const parts = await admin.send(new ListPartsCommand({ Bucket: 'tenant', Key: key, UploadId: uploadId }));
-        expect(parts.Bucket).toBe('tenant');
-        expect(parts.Key).toBe(key);
-        expect(parts.Parts?.map((p) => [p.PartNumber, p.Size])).toEqual([[1, 5 * MiB], [2, tail.length]]);
-
-        const uploads = await admin.send(new ListMultipartUploadsCommand({ Bucket: 'tenant', Prefix: `ops/${runtime}/` }));
-        expect(uploads.Bucket).toBe('tenant');
-        expect(uploads.Uploads?.map((u) => [u.Key, u.UploadId])).toEqual([[key, uploadId]]);
-
-        const done = await admin.send(new CompleteMultipartUploadCommand({
-          Bucket: 'tenant', Key: key, UploadId: uploadId,
-          MultipartUpload: { Parts: (parts.Parts ?? []).map((p) => ({ PartNumber: p.PartNumber, ETag: p.ETag })) },
-        }));
-        expect(done.Bucket).toBe('tenant');
-        expect(done.Key).toBe(key);
-        expect(done.ETag).toMatch(/^"[0-9a-f]{32}-2"$/); // filled in although RGW answers an empty ETag
-        expect((await readBytes(rgw(), 'data', `tenant-a/${key}`)).equals(Buffer.concat([part(1), tail]))).toBe(true);
+        const { uploadId, sendPart } = await createChunkedUpload();
+        expect((await sendPart(1, part(1))).status).toBe(200);
+        expect((await sendPart(2, tail, true)).status).toBe(200);
+        await listAndComplete(uploadId, [part(1), tail]);
       });
     } else {
       it('Create, UploadPart (aws-chunked signed and unsigned-trailer parts that fit), ListParts, ListMultipartUploads, Complete; a 5 MiB part is the front\'s 413', async () => {
-        const key = `ops/${runtime}/chunked parts ü.bin`;
-        const created = await admin.send(new CreateMultipartUploadCommand({ Bucket: 'tenant', Key: key, Metadata: { stage: 'created' } }));
-        expect(created.Bucket).toBe('tenant');
-        expect(created.Key).toBe(key);
-        const uploadId = created.UploadId ?? '';
-        const target = (n: number): string => `/tenant/${encodeURIComponent(key).replace(/%2F/g, '/')}?partNumber=${n}&uploadId=${encodeURIComponent(uploadId)}`;
+        const { uploadId, sendPart } = await createChunkedUpload();
         const listParts = async (): Promise<Array<[number | undefined, number | undefined]>> =>
           ((await admin.send(new ListPartsCommand({ Bucket: 'tenant', Key: key, UploadId: uploadId }))).Parts ?? []).map((p) => [p.PartNumber, p.Size]);
 
         // S3's minimum part size cannot reach the function: the front refuses it and RGW holds no part.
-        const tooBig = await sendUpload(gw.endpoint, await buildChunkedUpload(gw.endpoint, ADMIN, { target: target(1), payload: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD', data: part(1) }));
+        const tooBig = await sendPart(1, part(1));
         refusedByFront(tooBig.status, tooBig.body);
         expect(await listParts()).toEqual([]);
 
         // Both encodings with parts that fit. RGW takes a part below 5 MiB only as the last one, so the
         // unsigned-trailer upload replaces part 1 instead of adding part 2.
         const signed = Buffer.from('a signed aws-chunked part');
-        const p1 = await sendUpload(gw.endpoint, await buildChunkedUpload(gw.endpoint, ADMIN, { target: target(1), payload: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD', data: signed }));
-        expect(p1.status).toBe(200);
+        expect((await sendPart(1, signed)).status).toBe(200);
         expect(await listParts()).toEqual([[1, signed.length]]);
-        const tail = Buffer.from('the last part');
-        const again = await sendUpload(
-          gw.endpoint,
-          await buildChunkedUpload(gw.endpoint, ADMIN, { target: target(1), payload: 'STREAMING-UNSIGNED-PAYLOAD-TRAILER', data: tail, checksum: { algorithm: 'crc32c' }, transferEncodingChunked: true }),
-        );
-        expect(again.status).toBe(200);
-
-        const parts = await admin.send(new ListPartsCommand({ Bucket: 'tenant', Key: key, UploadId: uploadId }));
-        expect(parts.Bucket).toBe('tenant');
-        expect(parts.Key).toBe(key);
-        expect(parts.Parts?.map((p) => [p.PartNumber, p.Size])).toEqual([[1, tail.length]]);
-
-        const uploads = await admin.send(new ListMultipartUploadsCommand({ Bucket: 'tenant', Prefix: `ops/${runtime}/` }));
-        expect(uploads.Bucket).toBe('tenant');
-        expect(uploads.Uploads?.map((u) => [u.Key, u.UploadId])).toEqual([[key, uploadId]]);
-
-        const done = await admin.send(new CompleteMultipartUploadCommand({
-          Bucket: 'tenant', Key: key, UploadId: uploadId,
-          MultipartUpload: { Parts: (parts.Parts ?? []).map((p) => ({ PartNumber: p.PartNumber, ETag: p.ETag })) },
-        }));
-        expect(done.Bucket).toBe('tenant');
-        expect(done.Key).toBe(key);
-        expect(done.ETag).toMatch(/^"[0-9a-f]{32}-1"$/);
-        expect((await readBytes(rgw(), 'data', `tenant-a/${key}`)).equals(tail)).toBe(true);
+        expect((await sendPart(1, tail, true)).status).toBe(200);
+        await listAndComplete(uploadId, [tail]);
       });
     }
 

@@ -1,50 +1,23 @@
 import http from 'node:http';
-import { Readable } from 'node:stream';
-import { signRequest } from '../../functions/core/sigv4';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { RUNTIME_LIMITS, RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
+import { GiB, S3RVER_KEYS, streamPut } from '../support/large-bodies';
 import { rawRequest } from '../support/raw-request';
 
 /**
  * Bodies stream: the gateway's memory stays flat however large the object. Measured as the gateway
  * process's RSS growth while 1 GiB flows through it, never as a timing.
  */
-const GiB = 1024 ** 3;
-const CHUNK = Buffer.alloc(1024 * 1024, 'x');
 const RSS_BUDGET = 64 * 1024 * 1024;
 
 let backend: S3rver;
 
 beforeAll(async () => {
   backend = await startS3rver({ buckets: ['big'] });
-  await putLarge(`${backend.endpoint}/big/one-gib.bin`, GiB);
+  await streamPut(`${backend.endpoint}/big/one-gib.bin`, S3RVER_KEYS, GiB);
 }, 180_000);
 
 afterAll(() => backend?.stop());
-
-/** Streams `size` bytes straight to the backend. */
-async function putLarge(url: string, size: number): Promise<void> {
-  const headers = await signRequest({
-    method: 'PUT',
-    url,
-    headers: { 'content-length': String(size) },
-    payloadHash: 'UNSIGNED-PAYLOAD',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    region: 'us-east-1',
-    service: 's3',
-    now: Date.now(),
-  });
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'PUT', headers }, (res) => {
-      res.resume();
-      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`PUT answered ${res.statusCode}`))));
-    });
-    req.on('error', reject);
-    Readable.from((function* () {
-      for (let sent = 0; sent < size; sent += CHUNK.length) yield CHUNK;
-    })()).pipe(req);
-  });
-}
 
 function config(): string {
   return `

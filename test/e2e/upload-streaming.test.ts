@@ -1,9 +1,8 @@
 import { SignatureV4 } from '@smithy/signature-v4';
 import { createHash, createHmac } from 'node:crypto';
-import http from 'node:http';
-import { Readable } from 'node:stream';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
+import { peakRssGrowth, pipeRequest } from '../support/large-bodies';
 import { Sha256 } from '../support/raw-request';
 
 /**
@@ -88,28 +87,7 @@ function framedLength(size: number): number {
   return (size / CHUNK) * (header + CHUNK + 2) + `0;chunk-signature=${'0'.repeat(64)}\r\n\r\n`.length;
 }
 
-function put(endpoint: string, path: string, headers: Record<string, string>, body: Iterable<Buffer>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${endpoint}${path}`, { method: 'PUT', headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    Readable.from(body).pipe(req);
-  });
-}
-
-async function withPeakRss(gw: RunningGateway, work: () => Promise<void>): Promise<number> {
-  const baseline = gw.rss();
-  let peak = baseline;
-  const sampler = setInterval(() => (peak = Math.max(peak, gw.rss())), 50);
-  try {
-    await work();
-  } finally {
-    clearInterval(sampler);
-  }
-  return peak - baseline;
-}
+const put = (endpoint: string, path: string, headers: Record<string, string>, body: Iterable<Buffer>): Promise<number> => pipeRequest(`${endpoint}${path}`, 'PUT', headers, body);
 
 describe.each(RUNTIMES)('streaming uploads through the %s runtime', (runtime) => {
   let gw: RunningGateway;
@@ -134,7 +112,7 @@ describe.each(RUNTIMES)('streaming uploads through the %s runtime', (runtime) =>
     const head = (): Promise<Response> => fetch(`${backend.endpoint}${path}`, { method: 'HEAD' });
     if (fits) {
       let status = 0;
-      const growth = await withPeakRss(gw, async () => {
+      const growth = await peakRssGrowth(gw, async () => {
         status = await put(gw.endpoint, path, headers, body);
       });
       expect(status).toBe(200);

@@ -10,6 +10,7 @@ import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { awsCli, boto3, jsClient, type Keys } from '../support/clients';
 import { startFakeSsm, type FakeSsm } from '../support/fake-ssm';
 import { startGateway, type RunningGateway } from '../support/gateway';
+import { peakRssGrowth } from '../support/large-bodies';
 import { rawRequest } from '../support/raw-request';
 
 /**
@@ -71,18 +72,6 @@ async function stored(key: string): Promise<Buffer> {
   return Buffer.from(await out.Body!.transformToByteArray());
 }
 
-async function peakGrowth(gw: RunningGateway, work: () => Promise<void>): Promise<number> {
-  const baseline = gw.rss();
-  let peak = baseline;
-  const sampler = setInterval(() => (peak = Math.max(peak, gw.rss())), 50);
-  try {
-    await work();
-  } finally {
-    clearInterval(sampler);
-  }
-  return peak - baseline;
-}
-
 describe('the gateway on a Web Function (local endpoint)', () => {
   let gw: RunningGateway;
 
@@ -93,7 +82,7 @@ describe('the gateway on a Web Function (local endpoint)', () => {
   afterAll(() => gw?.stop());
 
   it('takes a 72 MiB upload in 64 MiB parts from boto3 (new and Debian, Expect: 100-continue on each part) and lib-storage, byte for byte, with RSS growth under 64 MB', async () => {
-    const growth = await peakGrowth(gw, async () => {
+    const growth = await peakRssGrowth(gw, async () => {
       for (const python of ['boto3-new', 'boto3-debian'] as const) {
         await boto3(python, gw.endpoint, KEY, `
 from boto3.s3.transfer import TransferConfig
