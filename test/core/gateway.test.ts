@@ -2,6 +2,7 @@ import { parseConfig } from '../../functions/core/config/parse';
 import { Gateway } from '../../functions/core/gateway';
 import { isRewriteBody, type BackendClient, type BackendRequest, type Dispatch, type ProxyRequest, type ProxyResponse } from '../../functions/core/http';
 import { buildQuery, smithySigner, type TestCredentials } from './sigv4/smithy';
+import { proxyRequest } from '../support/proxy-request';
 
 /**
  * Gateway.handle on the S3 path, in process and with no network: which dispatch each request gets (a
@@ -92,24 +93,11 @@ function gateway(env: Record<string, string> = {}, client: BackendClient = noNet
   return new Gateway(parseConfig(config, env), { client, now: () => NOW });
 }
 
-let counter = 0;
-
 interface Req {
   readonly method: string;
   readonly path: string;
   readonly query?: Record<string, string>;
   readonly headers?: Record<string, string>;
-}
-
-function proxyRequest(method: string, path: string, rawQuery: string, headers: Record<string, string>): ProxyRequest {
-  return {
-    method,
-    requestId: `REQ${++counter}`,
-    rawPath: path,
-    rawQuery,
-    headers: new Headers(headers),
-    body: () => new ReadableStream({ start: (c) => c.close() }),
-  };
 }
 
 function anonymous(r: Req): ProxyRequest {

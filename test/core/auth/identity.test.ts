@@ -9,6 +9,7 @@ import { parseConfig } from '../../../functions/core/config/parse';
 import { Gateway } from '../../../functions/core/gateway';
 import type { BackendRequest, Dispatch, ProxyRequest, ProxyResponse } from '../../../functions/core/http';
 import { NodeSha256, buildQuery, smithySigner, type TestCredentials } from '../sigv4/smithy';
+import { proxyRequest } from '../../support/proxy-request';
 
 const NOW = Date.UTC(2026, 5, 1, 12);
 const HOST = 'gateway.test';
@@ -67,19 +68,6 @@ function gateway(backend: BackendRequest[]): Gateway {
       return { status: 200, headers: new Headers({ 'content-type': 'application/xml' }), body: new Blob([COPY_RESULT]).stream() };
     },
   });
-}
-
-let counter = 0;
-
-function proxyRequest(method: string, path: string, rawQuery: string, headers: Record<string, string>): ProxyRequest {
-  return {
-    method,
-    requestId: `REQ${++counter}`,
-    rawPath: path,
-    rawQuery,
-    headers: new Headers(headers),
-    body: () => new ReadableStream({ start: (c) => c.close() }),
-  };
 }
 
 async function run(request: ProxyRequest): Promise<Outcome> {
