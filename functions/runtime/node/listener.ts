@@ -3,9 +3,8 @@ import { Readable } from 'node:stream';
 import { asciiHeaders } from '../../core/header-encoding';
 import type { HeaderMap, ProxyRequest, ReadonlyHeaders } from '../../core/http';
 import { newRequestId } from '../../core/responses';
-import { NO_METRICS, type Metrics } from '../../core/observability/metrics';
 import { accessLogLine } from '../shared/access-log';
-import { closeRecord, openRecord } from '../shared/observe';
+import { NO_LOGGED_METRICS, closeRecord, openRecord, type LoggedMetrics } from '../shared/observe';
 import type { DrainState } from './drain';
 import { execute, type NodeGateway } from './executor';
 import { NodeHeaders } from './headers';
@@ -15,8 +14,11 @@ export interface ServerOptions {
   /** How much of a body each client connection holds before it pushes back; unset, Node's 16 KiB. */
   readonly bufferBytes?: number;
   readonly log?: (line: string) => void;
-  /** Where each request's metrics go (the Prometheus registry when METRICS_PORT is set); none by default. */
-  readonly metrics?: Metrics;
+  /**
+   * Where each request's metrics go: the Prometheus registry when METRICS_PORT is set, EMF fields in the
+   * access-log line on a Lambda Web Function; none by default.
+   */
+  readonly metrics?: LoggedMetrics;
   /** Once `draining`, responses say `Connection: close` and keep-alive connections end with their response. */
   readonly drain?: DrainState;
 }
@@ -28,7 +30,7 @@ const NEVER_DRAINING: DrainState = { draining: false };
  */
 export function createServer(
   { gateway, backend }: NodeGateway,
-  { bufferBytes, log = batchedStdout(), drain = NEVER_DRAINING, metrics = NO_METRICS }: ServerOptions = {},
+  { bufferBytes, log = batchedStdout(), drain = NEVER_DRAINING, metrics = NO_LOGGED_METRICS }: ServerOptions = {},
 ): http.Server {
   const server = http.createServer({ highWaterMark: bufferBytes }, (req, res) => {
     // The client is gone when the response closes unfinished. Listeners on the response, and an
@@ -54,8 +56,8 @@ export function createServer(
       },
     })
       .then((result) => {
-        closeRecord(request, result, record, metrics);
-        log(accessLogLine(request, result, record));
+        const sample = closeRecord(request, result, record, metrics);
+        log(accessLogLine(request, result, record, undefined, metrics.logFields && ((entry) => metrics.logFields?.(entry, sample))));
         // A response begun before the drain promised keep-alive: its connection ends now that it is complete,
         // unless a pipelined request is still being answered on it (closeIdleConnections skips those).
         if (drain.draining) server.closeIdleConnections();
