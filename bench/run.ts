@@ -7,7 +7,7 @@
  * the scenarios whose name contains the text, without the other measures, into bench/results/only.*.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
@@ -178,6 +178,9 @@ async function main(): Promise<void> {
       // Scraped as Prometheus would (every second) while the A/B runs: the cost of being scraped counts too.
       const scraper = scenario === METRICS_AB ? setInterval(() => void fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text()).catch(() => undefined), 1000) : undefined;
       const samples = new Map<string, LoadResult[]>(applicable.map((t) => [t.name, []]));
+      // The A/B also measures each gateway process's CPU per request, which other work on the machine moves far less.
+      const pids = new Map<string, number>(scenario === METRICS_AB ? [['gateway (node)', (gateways.find((g) => g.runtime === 'node' && g !== withMetrics) as RunningGateway).pid], [metricsOn.name, withMetrics.pid]] : []);
+      const cpu = new Map<string, number[]>();
       for (let round = 0; round < ROUNDS; round++) {
         // Rotate the order every round (A B C, B C A, …) so drift and warm-up cancel out.
         const order = applicable.map((_, i) => applicable[(i + round) % applicable.length]);
@@ -185,11 +188,15 @@ async function main(): Promise<void> {
           // Unsigned GETs hit anonymous buckets; signed paths are signed by the gateway key or the backend's own.
           const sign = scenario.kind === 'rgw' ? (target.sign ?? (target.signDirect ? rgwKeys : undefined)) : undefined;
           const url = target.url(scenario.kind, scenario.key);
-          samples.get(target.name)?.push(await loadgen({ ...scenario.spec(url), url, sign }));
+          const pid = pids.get(target.name);
+          const before = pid === undefined ? 0 : cpuSeconds(pid);
+          const result = await loadgen({ ...scenario.spec(url), url, sign });
+          samples.get(target.name)?.push(result);
+          if (pid !== undefined && result.requests > 0) cpu.set(target.name, [...(cpu.get(target.name) ?? []), ((cpuSeconds(pid) - before) / result.requests) * 1e6]);
         }
       }
       clearInterval(scraper);
-      results.push({ scenario: scenario.name, unit: scenario.unit, targets: [...samples].map(([name, runs]) => summarize(name, runs, scenario)) });
+      results.push({ scenario: scenario.name, unit: scenario.unit, targets: [...samples].map(([name, runs]) => summarize(name, runs, scenario, cpu.get(name))) });
       console.error(`done: ${scenario.name}`);
     }
     if (ONLY !== undefined) return writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, only: ONLY, rounds: ROUNDS, results });
@@ -212,10 +219,17 @@ async function main(): Promise<void> {
   }
 }
 
-function summarize(name: string, runs: LoadResult[], scenario: Scenario): ScenarioResult['targets'][number] {
+/** User and system CPU time a process has used, from /proc (clock ticks of 1/100 s on Linux). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function summarize(name: string, runs: LoadResult[], scenario: Scenario, cpuUs?: number[]): ScenarioResult['targets'][number] {
   const rounds = runs.map((r) => metric(scenario, r));
   const median = (xs: number[]): number => xs[Math.floor(xs.length / 2)] ?? 0;
   return {
+    ...(cpuUs && cpuUs.length > 0 ? { cpuUsPerRequest: median([...cpuUs].sort((a, b) => a - b)) } : {}),
     target: name,
     value: median([...rounds].sort((a, b) => a - b)),
     rounds,
