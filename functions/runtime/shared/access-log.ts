@@ -19,14 +19,15 @@ export function accessLogLine(
   // Filled field by field rather than spread together: a line per request, a third of the cost.
   const entry: Record<string, unknown> = { time: isoNow(), requestId: request.requestId };
   if (extra) Object.assign(entry, extra);
-  entry.traceId = record.trace.traceId;
-  entry.spanId = record.trace.spanId;
-  if (record.trace.parentId !== undefined) entry.parentSpanId = record.trace.parentId;
+  // The fields lines had before the audit trail keep their order (log queries and specs match on it).
   entry.method = request.method;
   entry.path = request.rawPath;
   entry.status = result.status;
   entry.ms = Math.round(performance.now() - record.startedAt);
   if (record.firstByteAt !== undefined) entry.ttfbMs = Math.round(record.firstByteAt - record.startedAt);
+  entry.traceId = record.trace.traceId;
+  entry.spanId = record.trace.spanId;
+  if (record.trace.parentId !== undefined) entry.parentSpanId = record.trace.parentId;
   if (record.operation !== undefined) entry.operation = record.operation;
   if (record.action !== undefined) entry.action = record.action;
   if (record.bucket !== undefined) entry.bucket = record.bucket;
