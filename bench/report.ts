@@ -15,6 +15,11 @@ export interface ScenarioResult {
     p99Ms: number;
     errors: number;
     requests: number;
+    /**
+     * The gateway process's CPU time per request (median of the rounds), where measured: unlike throughput
+     * it barely moves when other work shares the machine.
+     */
+    cpuUsPerRequest?: number;
   }[];
 }
 
@@ -59,6 +64,11 @@ export function toMarkdown(report: Report): string {
     }
   }
   const measures: string[] = [];
+  for (const s of report.results) {
+    for (const t of s.targets) {
+      if (t.cpuUsPerRequest !== undefined) measures.push(`| Gateway CPU per request, ${s.scenario}, ${t.target} | ${fixed(t.cpuUsPerRequest)} µs |`);
+    }
+  }
   for (const [name, r] of Object.entries(report.rss ?? {})) {
     measures.push(`| RSS growth, ${name} (node) | ${fixed(r.growthMiB)} MiB (baseline ${fixed(r.baselineMiB)} MiB, statuses ${r.status}) |`);
   }

@@ -7,11 +7,11 @@
  * the scenarios whose name contains the text, without the other measures, into bench/results/only.*.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { RUNTIMES, startGateway, type RunningGateway } from '../test/support/gateway';
+import { RUNTIMES, freePort, startGateway, type RunningGateway } from '../test/support/gateway';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../test/support/rgw';
 import type { LoadResult, LoadSpec } from './loadgen';
 import { startNginx, type Nginx } from './nginx';
@@ -96,6 +96,12 @@ const SCENARIOS: readonly Scenario[] = [
 /** aws-chunked PUT goes to the gateway only: RGW rejects trailers, so the gateway decodes and sends it plain. */
 const CHUNKED_PUT: Scenario = { name: 'PUT 64 MiB aws-chunked, c1', unit: 'MiB/s', kind: 'rgw', key: 'put-64m-chunked', spec: () => ({ method: 'PUT', concurrency: 1, count: QUICK ? 1 : 3, bodyBytes: 64 * MiB, awsChunked: true }) };
 
+/**
+ * Metrics off against on (issue 24's budget: at most 3% fewer requests per second): small GETs at c32 on two
+ * Node gateways, one with METRICS_PORT set and scraped every second as Prometheus would, interleaved.
+ */
+const METRICS_AB: Scenario = { name: 'GET 4 KiB, c32, metrics off/on', unit: 'req/s', kind: 'files', key: 'obj-4k', spec: () => ({ method: 'GET', concurrency: 32, durationMs: DURATION_MS }) };
+
 function metric(scenario: Scenario, r: LoadResult): number {
   return scenario.unit === 'req/s' ? r.requests / r.seconds : r.bytes / MiB / r.seconds;
 }
@@ -125,7 +131,7 @@ async function rssDuring(gw: RunningGateway, spec: LoadSpec): Promise<{ baseline
 }
 
 async function main(): Promise<void> {
-  const scenarios = selectScenarios([...SCENARIOS, CHUNKED_PUT], ONLY);
+  const scenarios = selectScenarios([...SCENARIOS, CHUNKED_PUT, METRICS_AB], ONLY);
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   chmodSync(dir, 0o755); // nginx workers run as an unprivileged user and must read the files
   // memstore keeps objects in RAM, 1 GiB by default: the scenarios write several GiB (a full store stops reading).
@@ -148,18 +154,33 @@ async function main(): Promise<void> {
       const logFile = join(dir, `${runtime}-access.log`);
       gateways.push(await startGateway(runtime, { config: gatewayConfig(nginx, rgw), bundle: bundleOf[runtime as keyof typeof bundleOf], logFile }));
     }
+    // The same Node server with metrics on, for METRICS_AB only.
+    const metricsPort = await freePort();
+    const withMetrics = await startGateway('node', {
+      config: gatewayConfig(nginx, rgw),
+      bundle: bundles['node-server'],
+      logFile: join(dir, 'node-metrics-access.log'),
+      env: { METRICS_PORT: String(metricsPort) },
+    });
+    gateways.push(withMetrics);
     const n = nginx;
     const direct: Target = { name: 'direct', url: (kind, key) => `${kind === 'files' ? n.filesUrl : rgw.endpoint}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
     const proxy: Target = { name: 'nginx proxy', url: (kind, key) => `${kind === 'files' ? n.proxyUrls[0] : n.proxyUrls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
-    const viaGateway = gateways.map((gw): Target => ({ name: `gateway (${gw.runtime})`, url: (kind, key) => `${gw.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY }));
+    const viaGateway = gateways.filter((gw) => gw !== withMetrics).map((gw): Target => ({ name: `gateway (${gw.runtime})`, url: (kind, key) => `${gw.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY }));
     const hop = nodeHop;
     const bareNode: Target = { name: 'node:http hop', url: (kind, key) => `${kind === 'files' ? hop.urls[0] : hop.urls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
     const targets = [direct, ...viaGateway, bareNode, proxy];
     const rgwKeys = { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey };
     const results: ScenarioResult[] = [];
     for (const scenario of scenarios) {
-      const applicable = scenario === CHUNKED_PUT ? viaGateway : targets;
+      const metricsOn: Target = { name: 'gateway (node, metrics on)', url: (kind, key) => `${withMetrics.endpoint}/${kind}/${key}`, sign: KEY };
+      const applicable = scenario === CHUNKED_PUT ? viaGateway : scenario === METRICS_AB ? [viaGateway.find((t) => t.name === 'gateway (node)') as Target, metricsOn] : targets;
+      // Scraped as Prometheus would (every second) while the A/B runs: the cost of being scraped counts too.
+      const scraper = scenario === METRICS_AB ? setInterval(() => void fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text()).catch(() => undefined), 1000) : undefined;
       const samples = new Map<string, LoadResult[]>(applicable.map((t) => [t.name, []]));
+      // The A/B also measures each gateway process's CPU per request, which other work on the machine moves far less.
+      const pids = new Map<string, number>(scenario === METRICS_AB ? [['gateway (node)', (gateways.find((g) => g.runtime === 'node' && g !== withMetrics) as RunningGateway).pid], [metricsOn.name, withMetrics.pid]] : []);
+      const cpu = new Map<string, number[]>();
       for (let round = 0; round < ROUNDS; round++) {
         // Rotate the order every round (A B C, B C A, …) so drift and warm-up cancel out.
         const order = applicable.map((_, i) => applicable[(i + round) % applicable.length]);
@@ -167,10 +188,15 @@ async function main(): Promise<void> {
           // Unsigned GETs hit anonymous buckets; signed paths are signed by the gateway key or the backend's own.
           const sign = scenario.kind === 'rgw' ? (target.sign ?? (target.signDirect ? rgwKeys : undefined)) : undefined;
           const url = target.url(scenario.kind, scenario.key);
-          samples.get(target.name)?.push(await loadgen({ ...scenario.spec(url), url, sign }));
+          const pid = pids.get(target.name);
+          const before = pid === undefined ? 0 : cpuSeconds(pid);
+          const result = await loadgen({ ...scenario.spec(url), url, sign });
+          samples.get(target.name)?.push(result);
+          if (pid !== undefined && result.requests > 0) cpu.set(target.name, [...(cpu.get(target.name) ?? []), ((cpuSeconds(pid) - before) / result.requests) * 1e6]);
         }
       }
-      results.push({ scenario: scenario.name, unit: scenario.unit, targets: [...samples].map(([name, runs]) => summarize(name, runs, scenario)) });
+      clearInterval(scraper);
+      results.push({ scenario: scenario.name, unit: scenario.unit, targets: [...samples].map(([name, runs]) => summarize(name, runs, scenario, cpu.get(name))) });
       console.error(`done: ${scenario.name}`);
     }
     if (ONLY !== undefined) return writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, only: ONLY, rounds: ROUNDS, results });
@@ -193,10 +219,17 @@ async function main(): Promise<void> {
   }
 }
 
-function summarize(name: string, runs: LoadResult[], scenario: Scenario): ScenarioResult['targets'][number] {
+/** User and system CPU time a process has used, from /proc (clock ticks of 1/100 s on Linux). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function summarize(name: string, runs: LoadResult[], scenario: Scenario, cpuUs?: number[]): ScenarioResult['targets'][number] {
   const rounds = runs.map((r) => metric(scenario, r));
   const median = (xs: number[]): number => xs[Math.floor(xs.length / 2)] ?? 0;
   return {
+    ...(cpuUs && cpuUs.length > 0 ? { cpuUsPerRequest: median([...cpuUs].sort((a, b) => a - b)) } : {}),
     target: name,
     value: median([...rounds].sort((a, b) => a - b)),
     rounds,

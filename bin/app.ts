@@ -41,6 +41,9 @@ if (process.env.MAX_UPLOAD_BYTES) environment.MAX_UPLOAD_BYTES = process.env.MAX
 const stackName = context('stackName');
 /** What every shape deploys the same way. */
 const gateway = { configFile, environment, retainKeys: context('retainKeys') === 'true', keyRotation: context('keyRotation') };
+/** Where alarms notify: `-c alarmEmail=ops@example.com` (a topic with that subscription) or `-c alarmTopic=true`. */
+const alarmEmail = context('alarmEmail');
+const notify = alarmEmail ? { email: alarmEmail } : context('alarmTopic') === 'true';
 
 /** The deployment shapes, by their `-c deployment=` name; each builds its own stack. */
 const DEPLOYMENTS: Record<string, () => Stack> = {
@@ -48,10 +51,12 @@ const DEPLOYMENTS: Record<string, () => Stack> = {
     new GatewayStack(app, stackName ?? 'S3Gateway', {
       description: 'S3 gateway on a Lambda Function URL with response streaming',
       gateway,
+      notify,
     }),
   'web-function': () =>
     new WebFunctionStack(app, stackName ?? 'S3Gateway', {
       description: 'S3 gateway on a Lambda Web Function',
+      notify,
       gateway: {
         ...gateway,
         replicaRegions: context('replicaRegions')?.split(',').map((region) => region.trim()).filter((region) => region !== ''),
@@ -67,6 +72,7 @@ const DEPLOYMENTS: Record<string, () => Stack> = {
       gateway: { ...gateway, domainName: context('domainName') },
       certificateArn: context('certificateArn'),
       hostedZone: zoneId && zoneName ? { hostedZoneId: zoneId, zoneName } : undefined,
+      notify,
     });
   },
 };

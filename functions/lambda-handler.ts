@@ -5,6 +5,7 @@
  * GATEWAY_IDLE_TIMEOUT_MS.
  */
 import { ConfigError } from './core/config/parse';
+import { EmfMetrics } from './runtime/lambda/emf';
 import { resolveEnvironment, ssmParameterReader } from './runtime/lambda/environment';
 import { streamingHandler } from './runtime/lambda/streaming';
 import { nodeBackend } from './runtime/node/backend';
@@ -21,6 +22,9 @@ import { processEnvironment, readLambdaSettings } from './runtime/shared/setting
  * failure is logged (never a value: ConfigError names variables and fields only) and retried by the next
  * invocation, so a transient SSM error does not poison the sandbox.
  */
+/** CloudWatch metrics, as EMF fields in each access-log line (docs/observability.md). */
+const metrics = new EmfMetrics();
+
 export const coldStart = lazyGateway(build, (err) =>
   console.error(JSON.stringify({ time: new Date().toISOString(), message: 'cold start failed', error: err instanceof ConfigError ? err.message : describeError(err) })),
 );
@@ -32,8 +36,8 @@ async function build(): Promise<NodeGateway> {
   const backend = nodeBackend({ idleTimeoutMs: settings.idleTimeoutMs });
   // The stack always provisions SESSION_TOKEN_KEY; without it (a hand-made deployment, the local front) each
   // execution environment seals with its own key and says so, exactly as the Node server does per process.
-  const gateway = newGateway(config, { client: backend.client, log: logEvent, crc32: nodeCrc32() }, (line) => console.error(line));
+  const gateway = newGateway(config, { client: backend.client, log: logEvent, crc32: nodeCrc32(), metrics }, (line) => console.error(line));
   return { gateway, backend };
 }
 
-export const handler = awslambda.streamifyResponse(streamingHandler(coldStart));
+export const handler = awslambda.streamifyResponse(streamingHandler(coldStart, undefined, metrics));

@@ -10,7 +10,8 @@
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { join } from 'node:path';
 import { ConfigError } from './core/config/parse';
-import { serve, type RunningServer } from './node-server';
+import { EmfMetrics } from './runtime/lambda/emf';
+import { serveGateway, type RunningServer } from './runtime/node/serve';
 import { resolveEnvironment, ssmParameterReader } from './runtime/lambda/environment';
 import { describeError } from './runtime/shared/access-log';
 import { processEnvironment, readWebFunctionSettings } from './runtime/shared/settings';
@@ -25,7 +26,8 @@ const SHUTDOWN_GRACE_MS = 900;
 async function start(env = processEnvironment()): Promise<RunningServer> {
   const { listen, parameters, parameterRegion } = readWebFunctionSettings(env);
   const resolved = await resolveEnvironment(env, parameters, ssmParameterReader(() => new SSMClient({ region: parameterRegion })));
-  return serve({ ...resolved, CONFIG_PATH: resolved.CONFIG_PATH || join(__dirname, 'proxy.toml'), HOST: listen.host, PORT: String(listen.port) });
+  // CloudWatch metrics as EMF fields in each access-log line; METRICS_PORT (Prometheus) is the container's.
+  return serveGateway({ ...resolved, METRICS_PORT: undefined, CONFIG_PATH: resolved.CONFIG_PATH || join(__dirname, 'proxy.toml'), HOST: listen.host, PORT: String(listen.port) }, new EmfMetrics());
 }
 
 /**

@@ -3,6 +3,7 @@ import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { HostedZone, type HostedZoneAttributes } from 'aws-cdk-lib/aws-route53';
 import type { Construct } from 'constructs';
 import { ContainerGateway, type ContainerGatewayProps } from './constructs/container-gateway';
+import { GatewayAlarms, type GatewayAlarmsProps } from './constructs/gateway-alarms';
 
 export interface ContainerStackProps extends StackProps {
   /** The gateway's settings (configuration file, environment, keys, domain, sizing, drain). */
@@ -17,6 +18,11 @@ export interface ContainerStackProps extends StackProps {
    * @default - no records
    */
   readonly hostedZone?: HostedZoneAttributes;
+  /**
+   * Alarms' notifications: `true` sends them to a new SNS topic, `{ email }` also subscribes the address
+   * (`-c alarmTopic=true`, `-c alarmEmail=…`). The alarms and dashboard exist either way.
+   */
+  readonly notify?: GatewayAlarmsProps['notify'];
 }
 
 /**
@@ -26,6 +32,7 @@ export interface ContainerStackProps extends StackProps {
  */
 export class ContainerStack extends Stack {
   readonly gateway: ContainerGateway;
+  readonly operations: GatewayAlarms;
 
   constructor(scope: Construct, id: string, props: ContainerStackProps = {}) {
     super(scope, id, props);
@@ -34,6 +41,8 @@ export class ContainerStack extends Stack {
       certificate: props.certificateArn ? Certificate.fromCertificateArn(this, 'Certificate', props.certificateArn) : undefined,
       hostedZone: props.hostedZone ? HostedZone.fromHostedZoneAttributes(this, 'Zone', props.hostedZone) : undefined,
     });
+    const { loadBalancer, targetGroup, service, logGroup } = this.gateway;
+    this.operations = new GatewayAlarms(this, 'Operations', { source: { kind: 'container', loadBalancer, targetGroup, service }, logGroup, notify: props.notify });
     new CfnOutput(this, 'EndpointUrl', { value: this.gateway.url, description: 'Endpoint for S3 clients (--endpoint-url, endpoint_url, AWS_ENDPOINT_URL_S3)' });
     new CfnOutput(this, 'IssuerUrl', { value: this.gateway.issuer, description: 'OIDC issuer of the tokens the gateway mints (register it as an IAM OIDC provider; needs HTTPS)' });
     new CfnOutput(this, 'LoadBalancerDnsName', { value: this.gateway.loadBalancer.loadBalancerDnsName, description: 'Point the domain name (and its wildcard) here when the stack manages no DNS records' });

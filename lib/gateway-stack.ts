@@ -1,10 +1,16 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { GatewayAlarms, type GatewayAlarmsProps } from './constructs/gateway-alarms';
 import { S3Gateway, type S3GatewayProps } from './constructs/s3-gateway';
 
 export interface GatewayStackProps extends StackProps {
   /** The gateway's settings (configuration file, environment, keys, sizing). */
   readonly gateway?: S3GatewayProps;
+  /**
+   * Alarms' notifications: `true` sends them to a new SNS topic, `{ email }` also subscribes the address
+   * (`-c alarmTopic=true`, `-c alarmEmail=…`). The alarms and dashboard exist either way.
+   */
+  readonly notify?: GatewayAlarmsProps['notify'];
 }
 
 /**
@@ -13,10 +19,13 @@ export interface GatewayStackProps extends StackProps {
  */
 export class GatewayStack extends Stack {
   readonly gateway: S3Gateway;
+  readonly operations: GatewayAlarms;
 
   constructor(scope: Construct, id: string, props: GatewayStackProps = {}) {
     super(scope, id, props);
     this.gateway = new S3Gateway(this, 'Gateway', props.gateway);
+    const fn = this.gateway.function;
+    this.operations = new GatewayAlarms(this, 'Operations', { source: { kind: 'lambda', functionName: fn.functionName }, logGroup: fn.logGroup, notify: props.notify });
     new CfnOutput(this, 'EndpointUrl', { value: this.gateway.url, description: 'Endpoint for S3 clients (--endpoint-url, endpoint_url, AWS_ENDPOINT_URL_S3)' });
     new CfnOutput(this, 'IssuerUrl', { value: this.gateway.issuer, description: 'OIDC issuer of the tokens the gateway mints (register it as an IAM OIDC provider)' });
     new CfnOutput(this, 'OidcProviderKeyParameter', { value: this.gateway.keys.oidcProviderKeyParameterName, description: 'SecureString with the OIDC signing key' });

@@ -1,10 +1,17 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import type { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { GatewayAlarms, type GatewayAlarmsProps } from './constructs/gateway-alarms';
 import { S3GatewayWebFunction, type S3GatewayWebFunctionProps } from './constructs/s3-gateway-web-function';
 
 export interface WebFunctionStackProps extends StackProps {
   /** The gateway's settings (configuration file, environment, keys, sizing, Regions). */
   readonly gateway?: S3GatewayWebFunctionProps;
+  /**
+   * Alarms' notifications: `true` sends them to a new SNS topic, `{ email }` also subscribes the address
+   * (`-c alarmTopic=true`, `-c alarmEmail=…`). The alarms and dashboard exist either way.
+   */
+  readonly notify?: GatewayAlarmsProps['notify'];
 }
 
 /**
@@ -14,10 +21,16 @@ export interface WebFunctionStackProps extends StackProps {
  */
 export class WebFunctionStack extends Stack {
   readonly gateway: S3GatewayWebFunction;
+  readonly operations: GatewayAlarms;
 
   constructor(scope: Construct, id: string, props: WebFunctionStackProps = {}) {
     super(scope, id, props);
     this.gateway = new S3GatewayWebFunction(this, 'Gateway', props.gateway);
+    this.operations = new GatewayAlarms(this, 'Operations', {
+      source: { kind: 'lambda', functionName: this.gateway.function.webFunctionName },
+      logGroup: this.gateway.node.findChild('Logs') as LogGroup,
+      notify: props.notify,
+    });
     new CfnOutput(this, 'EndpointUrl', { value: this.gateway.url, description: 'Endpoint for S3 clients (--endpoint-url, endpoint_url, AWS_ENDPOINT_URL_S3); path-style addressing only' });
     new CfnOutput(this, 'IssuerUrl', { value: this.gateway.issuer, description: 'OIDC issuer of the tokens the gateway mints (register it as an IAM OIDC provider)' });
     new CfnOutput(this, 'OidcProviderKeyParameter', { value: this.gateway.keys.oidcProviderKeyParameterName, description: 'SecureString with the OIDC signing key' });

@@ -2,6 +2,7 @@ import type { Bucket, Config } from './config/types';
 import type { ObjectStore } from './backends/store';
 import type { Identity } from './auth/identity';
 import type { ProxyRequest } from './http';
+import type { RequestRecord } from './observability/record';
 import type { Query } from './query';
 
 /** Everything an operation handler needs about the request in hand. */
@@ -11,6 +12,8 @@ export interface RequestContext {
   readonly identity: Identity;
   readonly config: Config;
   readonly requestId: string;
+  /** Where the request's audit fields go (who, what, where), when the runtime keeps a record. */
+  readonly record?: RequestRecord;
 }
 
 /** A request aimed at one virtual bucket, with its store. */
@@ -27,5 +30,5 @@ export interface BucketContext extends RequestContext {
  * `Object.assign` or a literal instead; a spread that only overrides existing ones keeps its class.
  */
 export function inBucket(ctx: RequestContext, bucket: Bucket, store: ObjectStore): BucketContext {
-  return { request: ctx.request, query: ctx.query, identity: ctx.identity, config: ctx.config, requestId: ctx.requestId, bucket, store };
+  return { request: ctx.request, query: ctx.query, identity: ctx.identity, config: ctx.config, requestId: ctx.requestId, record: ctx.record, bucket, store };
 }

@@ -182,7 +182,7 @@ function decorate(headers: HeaderMap, cors: HeaderMap): HeaderMap {
 
 /** `response` with the CORS headers. */
 export function withCorsResponse(response: ProxyResponse, cors: HeaderMap): ProxyResponse {
-  return { status: response.status, headers: decorate(response.headers, cors), body: response.body };
+  return { status: response.status, headers: decorate(response.headers, cors), body: response.body, errorCode: response.errorCode };
 }
 
 function withCorsHead(head: ResponseHead, cors: HeaderMap): ResponseHead {

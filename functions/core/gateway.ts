@@ -11,6 +11,8 @@ import { BackendCredentials, s3CredentialSource } from './oidc/backend-credentia
 import { discoveryResponse } from './oidc/discovery';
 import { stsTokenExchange, type TokenExchange } from './oidc/exchange';
 import { readIdentityProvider, type IdentityProvider } from './oidc/provider-key';
+import type { RequestRecord } from './observability/record';
+import type { Metrics } from './observability/metrics';
 import { ListTokens } from './operations/list-token';
 import { respond } from './operations/operation';
 import { Query } from './query';
@@ -37,6 +39,8 @@ export interface GatewayDeps {
   readonly log?: Log;
   /** The platform's native CRC-32 for uploads' checksums (see `useNativeCrc32`); without it, tables. */
   readonly crc32?: NativeCrc32;
+  /** Where the OIDC exchanges' outcomes and credential-cache hits are counted; per request metrics are the runtime's. */
+  readonly metrics?: Metrics;
 }
 
 /**
@@ -77,10 +81,15 @@ export class Gateway {
     this.s3 = new S3Api({ config, stores, services, now, unseal, createdAt: new Date(now()).toISOString() });
   }
 
-  /** Never throws: every failure becomes the S3 (or STS) error response for the request. */
-  async handle(request: ProxyRequest): Promise<Dispatch> {
+  /**
+   * Never throws: every failure becomes the S3 (or STS) error response for the request.
+   *
+   * @param record Receives what the request turned out to be (who, what, where) for the access log and
+   *   the metrics; the runtime's dispatch loop adds what happened at the backend.
+   */
+  async handle(request: ProxyRequest, record?: RequestRecord): Promise<Dispatch> {
     try {
-      return await this.dispatch(request);
+      return await this.dispatch(request, record);
     } catch (err) {
       return respond(this.failure(err, request));
     }
@@ -106,24 +115,33 @@ export class Gateway {
     return rules === undefined ? response : withCorsResponse(response, responseCorsHeaders(request, rules));
   }
 
-  private async dispatch(request: ProxyRequest): Promise<Dispatch> {
+  private async dispatch(request: ProxyRequest, record: RequestRecord | undefined): Promise<Dispatch> {
     // First: a health probe must not depend on anything else the gateway does (see health.ts).
-    if (request.rawPath === HEALTH_PATH) return respond(healthResponse(request, this.health));
+    if (request.rawPath === HEALTH_PATH) {
+      if (record) record.operation = 'Health';
+      return respond(healthResponse(request, this.health));
+    }
     const addressing = requestAddressing(request.headers, this.config.virtualHostDomains);
     const query = new Query(request.rawQuery);
     // A preflight is answered from the CORS rules alone, before anything is authenticated (as S3 does).
-    if (request.method === 'OPTIONS') return respond(preflight(request, addressing, this.config));
+    if (request.method === 'OPTIONS') {
+      if (record) record.operation = 'Preflight';
+      return respond(preflight(request, addressing, this.config));
+    }
     const onBucketHost = addressing.style === 'virtual';
     if (this.identityProvider && !onBucketHost) {
       const discovery = await discoveryResponse(this.identityProvider, request);
-      if (discovery) return respond(discovery);
+      if (discovery) {
+        if (record) record.operation = 'OidcDiscovery';
+        return respond(discovery);
+      }
     }
     const rules = this.cors ? corsRulesOf(request, addressing, query, this.config) : undefined;
     // STS before S3: its paths (`/`, `/sts/`) would otherwise route as ListBuckets or a bucket named `sts`.
     // A form that turns out not to be STS reaches S3 from inside a NeedsBody, where nothing else catches.
     const toS3 = (replayed: ProxyRequest): Promise<Dispatch> =>
-      this.s3.dispatch(replayed, query, addressing).catch((err: unknown) => respond(this.failure(err, replayed)));
-    const dispatch = (onBucketHost ? undefined : this.sts.dispatch(request, query, toS3)) ?? this.s3.dispatch(request, query, addressing);
+      this.s3.dispatch(replayed, query, addressing, record).catch((err: unknown) => respond(this.failure(err, replayed)));
+    const dispatch = (onBucketHost ? undefined : this.sts.dispatch(request, query, toS3, record)) ?? this.s3.dispatch(request, query, addressing, record);
     return rules === undefined ? dispatch : withCors(await dispatch, responseCorsHeaders(request, rules));
   }
 }
@@ -137,6 +155,7 @@ function federation(provider: IdentityProvider, config: Config, deps: GatewayDep
     exchange: deps.tokenExchange ?? stsTokenExchange(),
     now,
     log: deps.log,
+    metrics: deps.metrics,
     sessionDurationSeconds: config.settings.oidcSessionDurationSeconds,
     refreshAheadSeconds: config.settings.oidcRefreshAheadSeconds,
   });

@@ -44,6 +44,8 @@ export interface ProxyResponse {
   readonly status: number;
   readonly headers: HeaderMap;
   readonly body: Uint8Array | string | ReadableStream<Uint8Array> | null;
+  /** The S3 or STS error code an error response carries (for the access log and metrics; never sent as a header). */
+  readonly errorCode?: string;
 }
 
 /** A request to a backend store, already signed. */

@@ -28,9 +28,14 @@ export function emptyResponse(status: number, requestId: string, headers: Header
  */
 export function errorResponse(err: unknown, requestId: string, method: string, resource: string): ProxyResponse {
   const e = err instanceof S3Error ? err : new S3Error('InternalError', 'We encountered an internal error. Please try again.');
-  if (method === 'HEAD') return emptyResponse(e.status, requestId);
+  if (method === 'HEAD') return withErrorCode(emptyResponse(e.status, requestId), e.code);
   const xml = buildXml('Error', { Code: e.code, Message: e.message, ...e.detail, Resource: resource, RequestId: requestId });
-  return xmlResponse(e.status, xml, requestId);
+  return withErrorCode(xmlResponse(e.status, xml, requestId), e.code);
+}
+
+/** `response` marked as carrying the error `code`. */
+export function withErrorCode(response: ProxyResponse, code: string): ProxyResponse {
+  return { status: response.status, headers: response.headers, body: response.body, errorCode: code };
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { pathStylePath, type Addressing } from './addressing';
 import { authenticate, type SessionUnsealer } from './auth/identity';
-import { authorizeListBuckets } from './auth/authorize';
+import { authorizeListBuckets, ruleOf } from './auth/authorize';
 import { withHoistedHeaders } from './auth/hoisted-headers';
 import type { ObjectStore } from './backends/store';
 import type { Bucket, Config } from './config/types';
@@ -13,13 +13,14 @@ import { inBucket, type RequestContext } from './context';
 import { S3Error } from './errors';
 import type { Dispatch, ProxyRequest } from './http';
 import { validateKey } from './keys';
+import { callerOf, type RequestRecord } from './observability/record';
 import { runOperation, type S3Services } from './operations';
 import { createBucketRefusal, listBuckets } from './operations/buckets';
 import { accountLevel } from './operations/list-mapped';
 import { respond } from './operations/operation';
 import { PathMapper } from './path-mapping';
 import type { Query } from './query';
-import { routeS3 } from './routing';
+import { routeS3, type Operation } from './routing';
 
 export interface S3ApiDeps {
   readonly config: Config;
@@ -39,17 +40,22 @@ export class S3Api {
     if (deps.config.pathMapping) this.paths = new PathMapper(deps.config.pathMapping, deps.config.buckets);
   }
 
-  /** @param addressing How the Host addresses the bucket: a virtual-hosted request is routed under its bucket. */
-  async dispatch(received: ProxyRequest, query: Query, addressing?: Addressing): Promise<Dispatch> {
+  /**
+   * @param addressing How the Host addresses the bucket: a virtual-hosted request is routed under its bucket.
+   * @param record Receives the audit fields (caller, operation, action, bucket, key) as they become known.
+   */
+  async dispatch(received: ProxyRequest, query: Query, addressing?: Addressing, record?: RequestRecord): Promise<Dispatch> {
     const { config, now, unseal } = this.deps;
     // Signatures cover the path as sent; routing (and SigV2's canonical resource) read it path-style.
     const path = addressing === undefined ? received.rawPath : pathStylePath(received.rawPath, addressing);
     const identity = await authenticate(received, config, now(), unseal, path);
+    if (record) record.caller = callerOf(identity.principal);
     // A presigned URL's signed `x-amz-*` query parameters are the headers they stand for.
     const request = withHoistedHeaders(received, identity.info);
     const routed = routeS3(request.method, path, query, request.headers);
     if (routed.name === 'CreateBucket') throw createBucketRefusal(identity, routed.bucket, this.bucketsNamed(routed.bucket));
-    const ctx: RequestContext = { request, query, identity, config, requestId: request.requestId };
+    if (record) recordOperation(record, routed);
+    const ctx: RequestContext = { request, query, identity, config, requestId: request.requestId, record };
     // Path mapping rewrites the routed operation only: the signature was verified over what was sent.
     const mapped = this.paths?.map(routed);
     if (mapped?.level === 'prefix') {
@@ -57,12 +63,17 @@ export class S3Api {
       return accountLevel(mapped, children, ctx, this.deps.services);
     }
     const operation = mapped?.level === 'bucket' ? mapped.operation : routed;
+    if (record && operation !== routed) recordOperation(record, operation);
     if (operation.name === 'ListBuckets') {
       authorizeListBuckets(identity);
       const names = mapped?.level === 'root' ? mapped.names : [...config.buckets.keys()];
       return respond(listBuckets(names, request.requestId, this.deps.createdAt));
     }
     const bucket = config.buckets.get(operation.bucket);
+    if (record && bucket) {
+      record.knownBucket = true;
+      record.backendType = bucket.backend.type;
+    }
     if (!bucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: operation.bucket });
     if ('key' in operation) validateKey(operation.key);
     return runOperation(operation, inBucket(ctx, bucket, this.storeOf(bucket.name)), this.deps.services);
@@ -78,4 +89,19 @@ export class S3Api {
   private storeOf(bucket: string): ObjectStore {
     return this.deps.stores.get(bucket) as ObjectStore;
   }
+}
+
+/**
+ * The audit fields of a routed operation: its name, the action it is authorized as, its bucket and key (an
+ * object's key, or a listing's prefix).
+ */
+function recordOperation(record: RequestRecord, operation: Operation): void {
+  record.operation = operation.name;
+  if (operation.name === 'ListBuckets') {
+    record.action = 'list_buckets';
+    return;
+  }
+  record.bucket = operation.bucket;
+  if (operation.name !== 'CreateBucket') record.action = ruleOf(operation).action;
+  if ('key' in operation) record.key = operation.key;
 }

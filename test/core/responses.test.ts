@@ -13,6 +13,7 @@ describe('errorResponse', () => {
       body:
         '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message>' +
         `<Resource>/nope/k</Resource><RequestId>${REQUEST_ID}</RequestId></Error>`,
+      errorCode: 'NoSuchBucket',
     });
   });
 
@@ -36,7 +37,7 @@ describe('errorResponse', () => {
 
   it('gives a HEAD request the status and request id but no body', () => {
     const response = errorResponse(new S3Error('NoSuchKey', 'The specified key does not exist.'), REQUEST_ID, 'HEAD', '/b/k');
-    expect(response).toEqual({ status: 404, headers: { 'x-amz-request-id': REQUEST_ID }, body: null });
+    expect(response).toEqual({ status: 404, headers: { 'x-amz-request-id': REQUEST_ID }, body: null, errorCode: 'NoSuchKey' });
   });
 
   it('turns anything that is not an S3 error into a 500 InternalError that does not reveal it', () => {
@@ -49,7 +50,7 @@ describe('errorResponse', () => {
 
   it('turns a thrown non-error into a 500 InternalError, with no body for HEAD', () => {
     expect(errorResponse('boom', REQUEST_ID, 'GET', '/').status).toBe(500);
-    expect(errorResponse(undefined, REQUEST_ID, 'HEAD', '/')).toEqual({ status: 500, headers: { 'x-amz-request-id': REQUEST_ID }, body: null });
+    expect(errorResponse(undefined, REQUEST_ID, 'HEAD', '/')).toEqual({ status: 500, headers: { 'x-amz-request-id': REQUEST_ID }, body: null, errorCode: 'InternalError' });
   });
 
   it.each<[ConstructorParameters<typeof S3Error>[0], number]>([

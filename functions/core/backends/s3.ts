@@ -4,7 +4,7 @@ import { S3Error, S3_ERROR_STATUS, type S3ErrorCode } from '../errors';
 import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
 import { sha256Hex } from '../bytes';
-import { xmlResponse } from '../responses';
+import { withErrorCode, xmlResponse } from '../responses';
 import { EMPTY_SHA256, UNSIGNED_PAYLOAD, signRequest } from '../sigv4';
 import { buildXml, childOf, listOf, parseXml, textOf, type ParsedXml, type XmlNode } from '../xml';
 import {
@@ -81,7 +81,7 @@ export class S3Store implements ObjectStore {
     const out = passThroughHeaders(headers, requestId);
     // A redirect's Location is the backend's own address.
     for (const name of ['content-length', 'content-type', 'location']) delete out[name];
-    return xmlResponse(status, buildXml('Error', node as XmlNode), requestId, out);
+    return withErrorCode(xmlResponse(status, buildXml('Error', node as XmlNode), requestId, out), code);
   }
 
   /** `text` when it names nothing of the backend's (bucket, endpoint, `backend_prefix`, an ARN), else undefined. */

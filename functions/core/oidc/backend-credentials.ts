@@ -6,6 +6,7 @@ import type { S3Backend, StaticKeys } from '../config/types';
 import { ConfigError } from '../config/parse';
 import { S3Error } from '../errors';
 import { silent, type Log } from '../log';
+import { NO_METRICS, type Metrics } from '../observability/metrics';
 import { CredentialCache, type TemporaryCredentials } from './credential-cache';
 import { TokenServiceError, defaultStsEndpoint, roleSessionName, type TokenExchange } from './exchange';
 import { mintToken } from './mint';
@@ -28,6 +29,8 @@ export interface BackendCredentialsOptions {
   readonly exchange: TokenExchange;
   readonly now: () => number;
   readonly log?: Log;
+  /** Counts each exchange's outcome, and whether credentials came from the cache. */
+  readonly metrics?: Metrics;
   /** DurationSeconds asked for; undefined: the token service's default. */
   readonly sessionDurationSeconds?: number;
   /** @default 60 */
@@ -41,9 +44,11 @@ export interface BackendCredentialsOptions {
 export class BackendCredentials {
   private readonly cache: CredentialCache;
   private readonly log: Log;
+  private readonly metrics: Metrics;
 
   constructor(private readonly options: BackendCredentialsOptions) {
     this.log = options.log ?? silent;
+    this.metrics = options.metrics ?? NO_METRICS;
     this.cache = new CredentialCache({ now: options.now, refreshAheadMs: (options.refreshAheadSeconds ?? 60) * 1000 });
   }
 
@@ -58,10 +63,17 @@ export class BackendCredentials {
     // Credentials from one token service mean nothing to another, so the endpoint and audience are part of
     // the key too; for one token service the key is (role, subject), as decided.
     const key = JSON.stringify([endpoint, target.roleArn, target.subject, target.audience]);
+    // A hit is a call that started no exchange (one already under way, shared, counts as a hit too).
+    let exchanged = false;
     try {
-      return await this.cache.get(key, () => this.exchange(target, endpoint));
+      return await this.cache.get(key, () => {
+        exchanged = true;
+        return this.exchange(target, endpoint);
+      });
     } catch (err) {
       throw toS3Error(err, target);
+    } finally {
+      this.metrics.oidcCredentials(!exchanged);
     }
   }
 
@@ -78,6 +90,7 @@ export class BackendCredentials {
         webIdentityToken,
         durationSeconds: this.options.sessionDurationSeconds,
       });
+      this.metrics.oidcExchange('ok');
       this.log({
         level: 'info',
         event: 'oidc-exchange',
@@ -89,6 +102,7 @@ export class BackendCredentials {
       return credentials;
     } catch (err) {
       const failure = asTokenServiceError(err);
+      this.metrics.oidcExchange(failure.kind);
       this.log({
         level: 'error',
         event: 'oidc-exchange',

@@ -14,6 +14,7 @@ import type { BucketContext } from '../context';
 import { S3Error, notImplemented } from '../errors';
 import { isProxyResponse, isRewriteBody, type Dispatch, type HeaderMap, type ProxyResponse, type ReadonlyHeaders } from '../http';
 import { encodeKey, validateKey } from '../keys';
+import { callerOf } from '../observability/record';
 import { checkDeclaredLength } from '../payload/upload';
 import { formBoundary, formLength, readForm, type FormUpload } from '../payload/form-data';
 import { emptyResponse, s3Xml } from '../responses';
@@ -72,6 +73,11 @@ async function admit(form: FormUpload, ctx: BucketContext, services: S3Services)
   }
   const key = field.replaceAll('${filename}', form.file.filename);
   validateKey(key);
+  // The form's signer, not the request's (anonymous) sender, is who wrote the object.
+  if (ctx.record) {
+    ctx.record.caller = callerOf(identity.principal);
+    ctx.record.key = key;
+  }
   authorize(identity, { name: 'PostObject' }, { bucket: ctx.bucket, key });
   checkDeclaredLength(ctx, form.fileLength);
   return key;

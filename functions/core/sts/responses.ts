@@ -1,5 +1,6 @@
 import type { ProxyResponse } from '../http';
 import { buildXml, type XmlNode } from '../xml';
+import { withErrorCode } from '../responses';
 import { StsError } from './errors';
 
 /**
@@ -84,10 +85,8 @@ export function callerIdentityResponse(identity: CallerIdentity, requestId: stri
  */
 export function stsErrorResponse(err: unknown, requestId: string): ProxyResponse {
   const e = err instanceof StsError ? err : new StsError('InternalFailure', 'The request processing has failed because of an unknown error.');
-  return stsXml(
-    e.status,
-    'ErrorResponse',
-    { Error: { Type: e.status >= 500 ? 'Receiver' : 'Sender', Code: e.code, Message: e.message }, RequestId: requestId },
-    requestId,
+  return withErrorCode(
+    stsXml(e.status, 'ErrorResponse', { Error: { Type: e.status >= 500 ? 'Receiver' : 'Sender', Code: e.code, Message: e.message }, RequestId: requestId }, requestId),
+    e.code,
   );
 }

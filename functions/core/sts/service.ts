@@ -1,6 +1,7 @@
 import type { Config } from '../config/types';
 import type { BackendClient, Dispatch, ProxyRequest, ProxyResponse } from '../http';
 import type { SessionUnsealer } from '../auth/identity';
+import type { RequestRecord } from '../observability/record';
 import type { Query } from '../query';
 import type { CryptoKey } from '../bytes';
 import { assumeRoleWithWebIdentity } from './assume-role';
@@ -50,17 +51,18 @@ export class StsService {
    * @param s3 Routes a request as S3. Used when a small form POST to a shared path (`/`, `/sts/`) turns out
    *   to carry no Action: its body has been read, so the request passed on replays the collected bytes.
    */
-  dispatch(request: ProxyRequest, query: Query, s3: (request: ProxyRequest) => Promise<Dispatch>): Promise<Dispatch> | undefined {
+  dispatch(request: ProxyRequest, query: Query, s3: (request: ProxyRequest) => Promise<Dispatch>, record?: RequestRecord): Promise<Dispatch> | undefined {
     const match = matchSts(request, query);
     if (match === undefined) return undefined;
+    if (record) record.operation = 'STS';
     if (match.source === 'query') {
-      if (match.bodyBytes === 0) return this.answer(request, match.params, EMPTY);
-      return Promise.resolve(this.collect(request, (body) => this.answer(request, match.params, body)));
+      if (match.bodyBytes === 0) return this.answer(request, match.params, EMPTY, record);
+      return Promise.resolve(this.collect(request, (body) => this.answer(request, match.params, body, record)));
     }
     return Promise.resolve(
       this.collect(request, (body) => {
         const params = formParams(body);
-        if (params.has('Action') || match.dedicated) return this.answer(request, params, body);
+        if (params.has('Action') || match.dedicated) return this.answer(request, params, body, record);
         return s3(replaying(request, body));
       }),
     );
@@ -76,9 +78,11 @@ export class StsService {
     };
   }
 
-  private async answer(request: ProxyRequest, params: StsParams, body: Uint8Array): Promise<Dispatch> {
+  private async answer(request: ProxyRequest, params: StsParams, body: Uint8Array, record: RequestRecord | undefined): Promise<Dispatch> {
     try {
       const action = params.get('Action');
+      // Only the served actions name the operation: the label stays bounded whatever a client sends.
+      if (record && (action === 'AssumeRoleWithWebIdentity' || action === 'GetCallerIdentity')) record.operation = action;
       switch (action) {
         case 'AssumeRoleWithWebIdentity': {
           const result = await assumeRoleWithWebIdentity(params, this.config, this.jwks, this.sessionKey, this.deps.now());

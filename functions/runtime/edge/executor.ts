@@ -1,5 +1,6 @@
 import type { Gateway } from '../../core/gateway';
 import type { BackendRequest, HeaderMap, ProxyRequest, ProxyResponse, ReadonlyHeaders, ResponseHead } from '../../core/http';
+import type { RequestRecord } from '../../core/observability/record';
 import { collectBody, DEFAULT_IDLE_TIMEOUT_MS, readBounded } from '../../core/streams';
 import { runDispatch, type DispatchRuntime, type ExchangeResult } from '../shared/dispatch';
 import { sendFetch, type Fetch } from './fetch';
@@ -25,6 +26,7 @@ class EdgeCall {
     readonly clientBody: () => ReadableStream<Uint8Array> | null,
     readonly fetcher: Fetch | undefined,
     readonly idleMs: number,
+    readonly record: RequestRecord | undefined,
   ) {}
 }
 
@@ -82,8 +84,9 @@ export function execute(
   clientBody: () => ReadableStream<Uint8Array> | null,
   fetcher?: Fetch,
   idleMs: number = DEFAULT_IDLE_TIMEOUT_MS,
+  record?: RequestRecord,
 ): Promise<EdgeExchange> {
-  return runDispatch(gateway, new EdgeCall(request, clientBody, fetcher, idleMs), EDGE_RUNTIME);
+  return runDispatch(gateway, new EdgeCall(request, clientBody, fetcher, idleMs, record), EDGE_RUNTIME);
 }
 
 type EdgeResponseInit = ResponseInit & {

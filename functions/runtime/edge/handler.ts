@@ -3,6 +3,7 @@ import { DRAIN_LIMIT_BYTES } from '../../core/payload/checked-stream';
 import type { Gateway } from '../../core/gateway';
 import { errorResponse } from '../../core/responses';
 import { accessLogLine } from '../shared/access-log';
+import { openRecord } from '../shared/observe';
 import type { EdgeBindings } from './environment';
 import { execute } from './executor';
 import { clientBody, toProxyRequest } from './request';
@@ -32,25 +33,26 @@ export type EdgeFetchHandler = (request: Request, bindings: EdgeBindings, ctx: E
  */
 export function edgeHandler(load: EdgeGatewayLoader, log: (line: string) => void = (line) => console.log(line)): EdgeFetchHandler {
   return async (request, bindings, ctx) => {
-    const started = performance.now();
     const body = clientBody(request.body);
     const proxyRequest = toProxyRequest(request, body.stream);
+    const record = openRecord(proxyRequest);
     let edge: EdgeGateway;
     try {
       edge = await load(bindings);
     } catch {
       // The loader logged why (never a value); the client learns only that the gateway is not serving.
       const failure = errorResponse(new S3Error('InternalError', 'The gateway is not configured correctly'), proxyRequest.requestId, proxyRequest.method, proxyRequest.rawPath);
-      log(accessLogLine(proxyRequest, { status: failure.status }, started));
+      record.errorCode = failure.errorCode;
+      log(accessLogLine(proxyRequest, { status: failure.status }, record));
       return new Response(proxyRequest.method === 'HEAD' ? null : failure.body, { status: failure.status, headers: failure.headers });
     }
-    const exchange = await execute(edge.gateway, proxyRequest, () => request.body, undefined, edge.idleTimeoutMs);
+    const exchange = await execute(edge.gateway, proxyRequest, () => request.body, undefined, edge.idleTimeoutMs, record);
     // What the exchange left of the client's body is read and dropped before answering, up to the limit the
     // core drains on a refusal (a client still sending then always reads the answer); the rest after. A body
     // that stopped arriving is not waited for again.
     if (!exchange.bodyAbandoned && !(await body.discardRest(DRAIN_LIMIT_BYTES))) ctx.waitUntil(body.discardRest());
     const ray = request.headers.get('cf-ray');
-    ctx.waitUntil(exchange.settled.then((result) => log(accessLogLine(proxyRequest, result, started, ray ? { ray } : {}))));
+    ctx.waitUntil(exchange.settled.then((result) => log(accessLogLine(proxyRequest, result, record, ray ? { ray } : {}))));
     return exchange.response;
   };
 }

@@ -4,8 +4,10 @@ import { S3Error } from '../../core/errors';
 import type { ProxyRequest } from '../../core/http';
 import { errorResponse } from '../../core/responses';
 import { accessLogLine } from '../shared/access-log';
+import { NO_LOGGED_METRICS, closeRecord, openRecord, type LoggedMetrics } from '../shared/observe';
 import { onAbort } from '../node/backend';
 import { execute, type NodeGateway } from '../node/executor';
+import { processEnvironment } from '../shared/settings';
 import { eventBody, toProxyRequest } from './event';
 import { openResponse } from './response';
 
@@ -23,9 +25,9 @@ export type GatewayLoader = () => Promise<NodeGateway>;
 export function streamingHandler(
   load: GatewayLoader,
   log: (line: string) => void = (line) => process.stdout.write(line + '\n'),
+  metrics: LoggedMetrics = NO_LOGGED_METRICS,
 ): StreamifyHandler<LambdaFunctionURLEvent, void> {
   return async (event, responseStream, context) => {
-    const started = performance.now();
     const { gateway, backend } = await load();
     const abort = abortWhenGone(responseStream);
     const body = eventBody(event);
@@ -37,19 +39,31 @@ export function streamingHandler(
       abort.settle();
       return malformedHeaders(event, responseStream, context.awsRequestId);
     }
+    const record = openRecord(request, metrics);
     let sink: Writable | undefined;
     const result = await execute(gateway, {
       request,
+      record,
       backend,
       whenClientGone: (cancel) => onAbort(abort.signal, cancel),
       body: () => Readable.from(body.length > 0 ? [body] : []),
       start: (status, headers) => (sink = openResponse(responseStream, status, headers)),
     });
     abort.settle();
-    log(accessLogLine(request, result, started, { lambdaRequestId: context.awsRequestId }));
+    const sample = closeRecord(request, result, record, metrics);
+    log(accessLogLine(request, result, record, lambdaFields(context.awsRequestId), metrics.logFields && ((entry) => metrics.logFields?.(entry, sample))));
     // The stream was cut after the status went out: fail the invocation so the runtime reports it too.
     if (!sink?.writableFinished) throw result.error ?? new Error('The response stream did not finish');
   };
+}
+
+/**
+ * The runtime's fields of the access log: the invocation's request id, and the X-Ray trace id Lambda sets in
+ * `_X_AMZN_TRACE_ID` for each invocation (`Root=1-…;Parent=…;Sampled=…`), so a line joins its X-Ray trace.
+ */
+function lambdaFields(awsRequestId: string): Record<string, string> {
+  const xray = processEnvironment()._X_AMZN_TRACE_ID;
+  return xray ? { lambdaRequestId: awsRequestId, xrayTraceId: xray } : { lambdaRequestId: awsRequestId };
 }
 
 async function malformedHeaders(event: LambdaFunctionURLEvent, responseStream: Writable, requestId: string): Promise<void> {

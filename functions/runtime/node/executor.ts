@@ -1,6 +1,7 @@
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Gateway } from '../../core/gateway';
+import type { RequestRecord } from '../../core/observability/record';
 import type { BackendRequest, HeaderMap, ProxyRequest, ProxyResponse, ReadonlyHeaders, ResponseHead } from '../../core/http';
 import { runDispatch, type DispatchRuntime, type ExchangeResult } from '../shared/dispatch';
 import type { WireResponse } from './http1/response';
@@ -13,6 +14,8 @@ import { whenIdle, type NodeBackend } from './backend';
  */
 export interface NodeExchange {
   readonly request: ProxyRequest;
+  /** What the request turned out to be, for the access log and metrics. */
+  readonly record?: RequestRecord;
   /** Where Forwards go. */
   readonly backend: NodeBackend;
   /** The client's body as a Node stream (opened once). */

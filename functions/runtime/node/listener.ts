@@ -4,6 +4,7 @@ import { asciiHeaders } from '../../core/header-encoding';
 import type { HeaderMap, ProxyRequest, ReadonlyHeaders } from '../../core/http';
 import { newRequestId } from '../../core/responses';
 import { accessLogLine } from '../shared/access-log';
+import { NO_LOGGED_METRICS, closeRecord, openRecord, type LoggedMetrics } from '../shared/observe';
 import type { DrainState } from './drain';
 import { execute, type NodeGateway } from './executor';
 import { NodeHeaders } from './headers';
@@ -13,6 +14,11 @@ export interface ServerOptions {
   /** How much of a body each client connection holds before it pushes back; unset, Node's 16 KiB. */
   readonly bufferBytes?: number;
   readonly log?: (line: string) => void;
+  /**
+   * Where each request's metrics go: the Prometheus registry when METRICS_PORT is set, EMF fields in the
+   * access-log line on a Lambda Web Function; none by default.
+   */
+  readonly metrics?: LoggedMetrics;
   /** Once `draining`, responses say `Connection: close` and keep-alive connections end with their response. */
   readonly drain?: DrainState;
 }
@@ -22,9 +28,11 @@ const NEVER_DRAINING: DrainState = { draining: false };
 /**
  * The native server adapter: IncomingMessage in, the core's dispatch executed, one JSON access-log line out.
  */
-export function createServer({ gateway, backend }: NodeGateway, { bufferBytes, log = batchedStdout(), drain = NEVER_DRAINING }: ServerOptions = {}): http.Server {
+export function createServer(
+  { gateway, backend }: NodeGateway,
+  { bufferBytes, log = batchedStdout(), drain = NEVER_DRAINING, metrics = NO_LOGGED_METRICS }: ServerOptions = {},
+): http.Server {
   const server = http.createServer({ highWaterMark: bufferBytes }, (req, res) => {
-    const started = performance.now();
     // The client is gone when the response closes unfinished. Listeners on the response, and an
     // AbortController only if the core asks for a signal: one per request is measurable on a small GET.
     const whenClientGone = (abort: () => void): void => {
@@ -33,8 +41,10 @@ export function createServer({ gateway, backend }: NodeGateway, { bufferBytes, l
       });
     };
     const request = toProxyRequest(req, whenClientGone);
+    const record = openRecord(request, metrics);
     execute(gateway, {
       request,
+      record,
       backend,
       whenClientGone,
       coalesceWrites: true,
@@ -46,12 +56,16 @@ export function createServer({ gateway, backend }: NodeGateway, { bufferBytes, l
       },
     })
       .then((result) => {
-        log(accessLogLine(request, result, started));
+        const sample = closeRecord(request, result, record, metrics);
+        log(accessLogLine(request, result, record, undefined, metrics.logFields && ((entry) => metrics.logFields?.(entry, sample))));
         // A response begun before the drain promised keep-alive: its connection ends now that it is complete,
         // unless a pipelined request is still being answered on it (closeIdleConnections skips those).
         if (drain.draining) server.closeIdleConnections();
       })
-      .catch(() => res.destroy());
+      .catch(() => {
+        closeRecord(request, { status: res.statusCode }, record, metrics);
+        res.destroy();
+      });
   });
   return server;
 }

@@ -1,10 +1,13 @@
 import { S3Error } from '../../core/errors';
+import type { RequestRecord } from '../../core/observability/record';
+import { withTrace } from '../../core/observability/trace';
 import type { Gateway } from '../../core/gateway';
 import {
   isProxyResponse,
   isRewriteBody,
   type BackendRequest,
   type Dispatch,
+  type HeaderMap,
   type ProxyRequest,
   type ProxyResponse,
   type ReadonlyHeaders,
@@ -23,6 +26,8 @@ export interface ExchangeResult {
 /** One client exchange as a runtime holds it: the request, and whatever its primitives need to serve it. */
 export interface ClientExchange {
   readonly request: ProxyRequest;
+  /** What the request turned out to be, for the access log and the metrics; kept when the adapter logs. */
+  readonly record?: RequestRecord;
 }
 
 /**
@@ -67,30 +72,83 @@ export interface DispatchRuntime<X extends ClientExchange, B, R> {
  * core. Any failure before the client got anything becomes the core's S3 error (`gateway.failure`).
  */
 export async function runDispatch<X extends ClientExchange, B, R>(gateway: Dispatcher, exchange: X, runtime: DispatchRuntime<X, B, R>): Promise<R> {
-  let dispatch: Dispatch = await gateway.handle(exchange.request);
+  const record = exchange.record;
+  let dispatch: Dispatch = await gateway.handle(exchange.request, record);
   let abandoned = false;
+  const respond = (response: ProxyResponse, bodyAbandoned?: boolean): R | Promise<R> => {
+    if (record) noteResponse(record, exchange.request.method, response.headers, response.body, response.errorCode);
+    return runtime.respond(exchange, response, bodyAbandoned);
+  };
   try {
     while (dispatch.kind === 'needs-body') {
       const body = await runtime.collectBody(exchange, dispatch.maxBytes);
       abandoned = body === 'stalled';
       dispatch = body === 'too-large' ? dispatch.tooLarge() : body === 'stalled' ? dispatch.timedOut() : await dispatch.withBody(body);
     }
-    if (dispatch.kind === 'response') return await runtime.respond(exchange, dispatch.response, abandoned);
-    const backend = await runtime.forward(exchange, dispatch.request);
-    const head = dispatch.respond(runtime.backendStatus(backend), runtime.backendHeaders(backend));
+    if (dispatch.kind === 'response') return await respond(dispatch.response, abandoned);
+    const backend = await forward(runtime, exchange, dispatch.request, record);
+    const status = runtime.backendStatus(backend);
+    if (record) record.backendStatus = status;
+    const head = dispatch.respond(status, runtime.backendHeaders(backend));
     if (isProxyResponse(head)) {
       runtime.discard(backend);
-      return await runtime.respond(exchange, head);
+      return await respond(head);
     }
     if (isRewriteBody(head)) {
       const document = await runtime.readBackendBody(backend, head.maxBytes);
-      return await runtime.respond(exchange, head.rewrite(document ?? new Uint8Array(0)));
+      return await respond(head.rewrite(document ?? new Uint8Array(0)));
     }
+    if (record) noteResponse(record, exchange.request.method, head.headers, null, undefined);
     return await runtime.stream(exchange, backend, head);
   } catch (err) {
     // Nothing has been sent yet: the client gets the S3 error for what went wrong. An upload whose body
     // stopped arriving (RequestTimeout) leaves the rest of it unread, as a stalled NeedsBody does.
     const stalled = abandoned || (err instanceof S3Error && err.code === 'RequestTimeout');
-    return runtime.failed(await runtime.respond(exchange, gateway.failure(err, exchange.request), stalled), err);
+    return runtime.failed(await respond(gateway.failure(err, exchange.request), stalled), err);
   }
+}
+
+/**
+ * Sends a Forward's request with the trace propagated (added after signing: see core/observability/trace.ts),
+ * and records a backend that failed to answer: `timeout` when it did not answer in time, `error` when it
+ * could not be reached or broke the connection. A client whose body stalled is the client's failure.
+ */
+async function forward<X extends ClientExchange, B, R>(runtime: DispatchRuntime<X, B, R>, exchange: X, request: BackendRequest, record: RequestRecord | undefined): Promise<B> {
+  if (record === undefined) return runtime.forward(exchange, request);
+  const traced: BackendRequest = { method: request.method, url: request.url, headers: withTrace(request.headers, record.trace), body: request.body };
+  try {
+    return await runtime.forward(exchange, traced);
+  } catch (err) {
+    const code = err instanceof S3Error ? err.code : undefined;
+    if (code !== 'RequestTimeout') record.backendFailure = code === 'GatewayTimeout' ? 'timeout' : 'error';
+    throw err;
+  }
+}
+
+/**
+ * The response's head goes out now (time to first byte), with the error code it carries, if any, and the
+ * body's length: its Content-Length, else the length of a body the core built (none for a HEAD).
+ */
+function noteResponse(record: RequestRecord, method: string, headers: HeaderMap, body: ProxyResponse['body'], errorCode: string | undefined): void {
+  record.firstByteAt = performance.now();
+  record.errorCode = errorCode;
+  if (method === 'HEAD') {
+    record.bytesOut = 0;
+    return;
+  }
+  const declared = headers['content-length'];
+  if (declared !== undefined) record.bytesOut = Number(declared) || 0;
+  else if (body instanceof Uint8Array) record.bytesOut = body.byteLength;
+  else if (typeof body === 'string') record.bytesOut = utf8Length(body);
+  else record.bytesOut = body === null ? 0 : undefined;
+}
+
+/** The UTF-8 length of `text` without encoding it. */
+function utf8Length(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) n += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1;
+  }
+  return n;
 }

@@ -29,6 +29,11 @@ export interface NodeServerSettings extends ListenSettings, GatewaySettings {
   readonly streamBufferBytes: number;
   /** GATEWAY_DRAIN_TIMEOUT_MS: how long requests in flight may finish after SIGTERM. @default 25 000 */
   readonly drainTimeoutMs: number;
+  /**
+   * METRICS_PORT: where Prometheus metrics are served (`/metrics`, on HOST), a listener of its own so they
+   * are never exposed on the S3 port. Unset: no metrics. 0 picks a free port.
+   */
+  readonly metricsPort?: number;
 }
 
 /** Settings a deployed function may receive as the name of an SSM parameter holding the value (`NAME_PARAMETER`). */
@@ -86,12 +91,13 @@ export function processEnvironment(): Environment {
   return process.env;
 }
 
-/** HOST, PORT, CONFIG_PATH, GATEWAY_IDLE_TIMEOUT_MS, _STREAM_BUFFER_BYTES and _DRAIN_TIMEOUT_MS; throws naming each bad one. */
+/** HOST, PORT, CONFIG_PATH, GATEWAY_IDLE_TIMEOUT_MS, _STREAM_BUFFER_BYTES, _DRAIN_TIMEOUT_MS and METRICS_PORT; throws naming each bad one. */
 export function readNodeServerSettings(env: Environment): NodeServerSettings {
   const read = new Reader(env);
   const drainTimeoutMs =
     read.integer('GATEWAY_DRAIN_TIMEOUT_MS', 0, MAX_DRAIN_TIMEOUT_MS, `a whole number of milliseconds from 0 to ${MAX_DRAIN_TIMEOUT_MS}`) ?? DEFAULT_DRAIN_TIMEOUT_MS;
-  const settings = { ...listen(read), ...gateway(read), streamBufferBytes: streamBuffer(read), drainTimeoutMs };
+  const metricsPort = read.integer('METRICS_PORT', 0, 65_535, 'a port number, 0 to 65535');
+  const settings = { ...listen(read), ...gateway(read), streamBufferBytes: streamBuffer(read), drainTimeoutMs, ...(metricsPort === undefined ? {} : { metricsPort }) };
   return read.done(settings);
 }
 

@@ -61,13 +61,22 @@ interface Harness {
   readonly exchanges: WebIdentityRequest[];
   readonly backend: BackendRequest[];
   readonly events: Array<Readonly<Record<string, unknown>>>;
+  /** What the gateway counted: each exchange's outcome, and `cache`/`exchange` per credential lookup. */
+  readonly counted: string[];
 }
 
 function harness(exchange?: TokenExchange, env: Record<string, string> = {}, config = CONFIG): Harness {
   const exchanges: WebIdentityRequest[] = [];
   const backend: BackendRequest[] = [];
   const events: Array<Readonly<Record<string, unknown>>> = [];
+  const counted: string[] = [];
   const deps: GatewayDeps = {
+    metrics: {
+      started: () => undefined,
+      finished: () => undefined,
+      oidcExchange: (outcome) => counted.push(`exchange ${outcome}`),
+      oidcCredentials: (cached) => counted.push(cached ? 'cache' : 'exchanged'),
+    },
     now: () => NOW,
     client: async (request) => {
       backend.push(request);
@@ -82,7 +91,7 @@ function harness(exchange?: TokenExchange, env: Record<string, string> = {}, con
     log: (event) => events.push(event),
   };
   const gateway = new Gateway(parseConfig(config, { OIDC_PROVIDER_KEY: key.pkcs1, OIDC_PROVIDER_ISSUER: ISSUER, ...env }), deps);
-  return { gateway, exchanges, backend, events };
+  return { gateway, exchanges, backend, events, counted };
 }
 
 function request(method: string, target: string): ProxyRequest {
@@ -172,6 +181,13 @@ describe('an auth_type = "oidc" bucket', () => {
     expect(exchanges).toHaveLength(1);
   });
 
+  it('counts each exchange and each credential lookup, from the cache or not, for the metrics', async () => {
+    const { gateway, counted } = harness();
+    await gateway.handle(request('GET', '/fed?list-type=2'));
+    await gateway.handle(request('GET', '/same-role?list-type=2'));
+    expect(counted).toEqual(['exchange ok', 'exchanged', 'cache']);
+  });
+
   it('logs each exchange with the role and the token service, never the token or the secrets', async () => {
     const { gateway, events, exchanges } = harness();
     await gateway.handle(request('GET', '/fed/k'));
@@ -200,8 +216,9 @@ describe('token service failures', () => {
     ['unreachable', new TokenServiceError('unreachable', 'ECONNREFUSED', 'connect ECONNREFUSED'), 503, 'ServiceUnavailable'],
     ['throwing something else', new Error('socket hang up'), 503, 'ServiceUnavailable'],
   ])('%s: the client gets %i %s and the log says the role and the code', async (_, failure, status, code) => {
-    const { gateway, events } = harness(async () => Promise.reject(failure));
+    const { gateway, events, counted } = harness(async () => Promise.reject(failure));
     const answer = response(await gateway.handle(request('GET', '/fed/k')));
+    expect(counted).toEqual([`exchange ${failure instanceof TokenServiceError ? failure.kind : 'unreachable'}`, 'exchanged']);
     expect(answer.status).toBe(status);
     expect(text(answer.body)).toContain(`<Code>${code}</Code>`);
     expect(text(answer.body)).not.toContain(ROLE);

@@ -79,6 +79,18 @@ describe('Lambda streaming handler', () => {
     expect(JSON.parse(logs[0])).toMatchObject({ method: 'GET', path: '/nope/key', status: 404, requestId: prelude.headers['x-amz-request-id'] });
   });
 
+  test("GIVEN Lambda's X-Ray trace id and a client's traceparent WHEN invoked THEN the log line records both traces", async () => {
+    const xray = 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1';
+    process.env._X_AMZN_TRACE_ID = xray;
+    try {
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const { logs } = await run(event({ rawPath: '/nope/key', headers: { host: 'h', traceparent } }));
+      expect(JSON.parse(logs[0])).toMatchObject({ xrayTraceId: xray, lambdaRequestId: AWS_REQUEST_ID, traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentSpanId: '00f067aa0ba902b7', errorCode: 'NoSuchBucket' });
+    } finally {
+      delete process.env._X_AMZN_TRACE_ID;
+    }
+  });
+
   test('GIVEN a HEAD on an unknown bucket WHEN invoked THEN status and headers still go out, with no body', async () => {
     const { prelude, body } = await run(event({ method: 'HEAD', rawPath: '/nope/key' }));
     expect(prelude.statusCode).toBe(404);

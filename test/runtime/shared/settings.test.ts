@@ -45,8 +45,15 @@ describe('Node server settings', () => {
     ['GATEWAY_IDLE_TIMEOUT_MS', '0', 'GATEWAY_IDLE_TIMEOUT_MS must be a whole number of milliseconds, 1 to 2147483647 (got "0")'],
     ['GATEWAY_IDLE_TIMEOUT_MS', '2.5', 'GATEWAY_IDLE_TIMEOUT_MS must be a whole number of milliseconds, 1 to 2147483647 (got "2.5")'],
     ['GATEWAY_IDLE_TIMEOUT_MS', '2147483648', 'GATEWAY_IDLE_TIMEOUT_MS must be a whole number of milliseconds, 1 to 2147483647 (got "2147483648")'],
+    ['METRICS_PORT', 'prometheus', 'METRICS_PORT must be a port number, 0 to 65535 (got "prometheus")'],
   ])('GIVEN %s=%p THEN the start is refused naming the variable', (name, value, message) => {
     expect(refusal(readNodeServerSettings, { [name]: value })).toContain(message);
+  });
+
+  it('GIVEN METRICS_PORT THEN metrics get a listener on that port; unset or empty, none', () => {
+    expect(readNodeServerSettings({ METRICS_PORT: '9464' }).metricsPort).toBe(9464);
+    expect(readNodeServerSettings({ METRICS_PORT: '' })).not.toHaveProperty('metricsPort');
+    expect(readNodeServerSettings({})).not.toHaveProperty('metricsPort');
   });
 
   it('GIVEN several bad variables THEN one refusal lists them all', () => {
