@@ -12,6 +12,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, type Environment } from './core/config/parse';
+import type { PlatformHeaders } from './core/sigv4/platform-headers';
 import { nodeBackend, type NodeBackend } from './runtime/node/backend';
 import { nodeCrc32 } from './runtime/node/checksums';
 import { loadConfig } from './runtime/node/config-file';
@@ -49,14 +50,22 @@ export interface RunningServer {
   readonly drainTimeoutMs: number;
 }
 
-export async function serve(env: Environment = processEnvironment()): Promise<RunningServer> {
+/**
+ * @param platformHeaders What a platform in front of the server changes in requests (the Web Function's
+ *   endpoint), for signature verification; absent: clients reach the server directly.
+ */
+export async function serve(env: Environment = processEnvironment(), platformHeaders?: PlatformHeaders): Promise<RunningServer> {
   const settings = readNodeServerSettings(env);
   const bufferBytes = settings.streamBufferBytes;
   const backend = nodeBackend({ bufferBytes, idleTimeoutMs: settings.idleTimeoutMs });
   const gateway = newGateway(loadConfig(settings.configPath, env), { client: backend.client, log: logEvent, crc32: nodeCrc32() }, (line) => console.error(line));
   const drain = new ServerDrain();
-  const server = createServer({ gateway, backend }, { bufferBytes, drain });
+  const server = createServer({ gateway, backend }, { bufferBytes, drain, ...(platformHeaders ? { platformHeaders } : {}) });
   server.keepAliveTimeout = 65_000;
+  // Node's default (300 s) would cut a slow large PUT that is still moving; the gateway's idle timeout
+  // (GATEWAY_IDLE_TIMEOUT_MS) ends a body that stops arriving, and headersTimeout a request that never
+  // finishes its head, as on every runtime.
+  server.requestTimeout = 0;
   const { host, port } = settings;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

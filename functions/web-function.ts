@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { ConfigError } from './core/config/parse';
 import { serve, type RunningServer } from './node-server';
 import { resolveEnvironment, ssmParameterReader } from './runtime/lambda/environment';
+import { WEB_FUNCTION_HEADERS } from './runtime/lambda/platform-headers';
 import { describeError } from './runtime/shared/access-log';
 import { processEnvironment, readWebFunctionSettings } from './runtime/shared/settings';
 
@@ -25,7 +26,7 @@ const SHUTDOWN_GRACE_MS = 900;
 async function start(env = processEnvironment()): Promise<RunningServer> {
   const { listen, parameters, parameterRegion } = readWebFunctionSettings(env);
   const resolved = await resolveEnvironment(env, parameters, ssmParameterReader(() => new SSMClient({ region: parameterRegion })));
-  return serve({ ...resolved, CONFIG_PATH: resolved.CONFIG_PATH || join(__dirname, 'proxy.toml'), HOST: listen.host, PORT: String(listen.port) });
+  return serve({ ...resolved, CONFIG_PATH: resolved.CONFIG_PATH || join(__dirname, 'proxy.toml'), HOST: listen.host, PORT: String(listen.port) }, WEB_FUNCTION_HEADERS);
 }
 
 /**

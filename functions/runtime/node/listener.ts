@@ -2,6 +2,7 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import { asciiHeaders } from '../../core/header-encoding';
 import type { HeaderMap, ProxyRequest, ReadonlyHeaders } from '../../core/http';
+import type { PlatformHeaders } from '../../core/sigv4/platform-headers';
 import { newRequestId } from '../../core/responses';
 import { accessLogLine } from '../shared/access-log';
 import type { DrainState } from './drain';
@@ -15,6 +16,8 @@ export interface ServerOptions {
   readonly log?: (line: string) => void;
   /** Once `draining`, responses say `Connection: close` and keep-alive connections end with their response. */
   readonly drain?: DrainState;
+  /** What a platform in front of the server changes in requests (a Lambda Web Function); absent: nothing. */
+  readonly platformHeaders?: PlatformHeaders;
 }
 
 const NEVER_DRAINING: DrainState = { draining: false };
@@ -22,7 +25,7 @@ const NEVER_DRAINING: DrainState = { draining: false };
 /**
  * The native server adapter: IncomingMessage in, the core's dispatch executed, one JSON access-log line out.
  */
-export function createServer({ gateway, backend }: NodeGateway, { bufferBytes, log = batchedStdout(), drain = NEVER_DRAINING }: ServerOptions = {}): http.Server {
+export function createServer({ gateway, backend }: NodeGateway, { bufferBytes, log = batchedStdout(), drain = NEVER_DRAINING, platformHeaders }: ServerOptions = {}): http.Server {
   const server = http.createServer({ highWaterMark: bufferBytes }, (req, res) => {
     const started = performance.now();
     // The client is gone when the response closes unfinished. Listeners on the response, and an
@@ -32,7 +35,7 @@ export function createServer({ gateway, backend }: NodeGateway, { bufferBytes, l
         if (!res.writableFinished) abort();
       });
     };
-    const request = toProxyRequest(req, whenClientGone);
+    const request = toProxyRequest(req, whenClientGone, platformHeaders);
     execute(gateway, {
       request,
       backend,
@@ -81,8 +84,8 @@ function lengthLast(headers: HeaderMap): HeaderMap {
   return rest;
 }
 
-export function toProxyRequest(req: http.IncomingMessage, whenClientGone: (abort: () => void) => void): ProxyRequest {
-  return new NodeRequest(req, whenClientGone);
+export function toProxyRequest(req: http.IncomingMessage, whenClientGone: (abort: () => void) => void, platformHeaders?: PlatformHeaders): ProxyRequest {
+  return new NodeRequest(req, whenClientGone, platformHeaders);
 }
 
 /**
@@ -101,6 +104,7 @@ class NodeRequest implements ProxyRequest {
   constructor(
     private readonly req: http.IncomingMessage,
     private readonly whenClientGone: (abort: () => void) => void,
+    readonly platformHeaders: PlatformHeaders | undefined,
   ) {
     const target = req.url ?? '/';
     const q = target.indexOf('?');
