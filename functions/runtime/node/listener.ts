@@ -8,6 +8,7 @@ import { accessLogLine } from '../shared/access-log';
 import type { DrainState } from './drain';
 import { execute, type NodeGateway } from './executor';
 import { NodeHeaders } from './headers';
+import { closeAfter, omitKeepAliveHeaders } from './keep-alive';
 import { batchedStdout } from './stdout';
 
 export interface ServerOptions {
@@ -43,7 +44,7 @@ export function createServer({ gateway, backend }: NodeGateway, { bufferBytes, l
       coalesceWrites: true,
       body: () => req,
       start: (status, headers) => {
-        if (drain.draining) res.shouldKeepAlive = false;
+        if (drain.draining) closeAfter(res);
         writeHead(res, status, headers);
         return res;
       },
@@ -56,7 +57,7 @@ export function createServer({ gateway, backend }: NodeGateway, { bufferBytes, l
       })
       .catch(() => res.destroy());
   });
-  return server;
+  return omitKeepAliveHeaders(server);
 }
 
 /**
