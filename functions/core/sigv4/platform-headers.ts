@@ -23,7 +23,10 @@ export interface HeaderRewrite {
 export interface PlatformHeaders {
   /** The platform's name, for the error a client gets. */
   readonly platform: string;
-  /** Lower-case names the platform removes: a signature over one cannot be verified. */
+  /**
+   * Lower-case names whose client value never reaches the gateway (the platform removes them, or replaces
+   * them with its own): a signature over one cannot be verified, and the refusal says why.
+   */
   readonly dropped: ReadonlySet<string>;
   readonly rewritten: Readonly<Record<string, HeaderRewrite>>;
 }

@@ -121,7 +121,7 @@ export async function verifySignature(
     }
   }
   if (signature === undefined) {
-    throw new S3Error('SignatureDoesNotMatch', SIGNATURE_MISMATCH, {
+    throw new S3Error('SignatureDoesNotMatch', `${SIGNATURE_MISMATCH}${platformHint(info.signedHeaders.filter((name) => rules.dropped.has(name)), rules)}`, {
       AWSAccessKeyId: info.accessKeyId,
       StringToSign: arrived.toSign,
       SignatureProvided: info.signature,
@@ -164,13 +164,19 @@ function signedHeaderBlock(headers: ReadonlyHeaders, info: SignedRequestInfo, ru
     return canonicalHeaders(headers, info.signedHeaders);
   } catch (error) {
     if (!(error instanceof MissingSignedHeaderError)) throw error;
-    // A header the platform removes never reaches the gateway: the client should not sign it.
-    const why = rules.dropped.has(error.header) ? ` The platform in front of the gateway (${rules.platform}) removes it; do not sign it.` : '';
-    throw new S3Error('SignatureDoesNotMatch', `${SIGNATURE_MISMATCH} ${error.message}.${why}`, {
+    throw new S3Error('SignatureDoesNotMatch', `${SIGNATURE_MISMATCH} ${error.message}.${platformHint(rules.dropped.has(error.header) ? [error.header] : [], rules)}`, {
       AWSAccessKeyId: info.accessKeyId,
       SignatureProvided: info.signature,
     });
   }
+}
+
+/**
+ * Names the signed headers whose client value never reaches the gateway (the platform removes them, or
+ * replaces them with its own): the client should not sign them.
+ */
+function platformHint(lost: readonly string[], rules: PlatformHeaders): string {
+  return lost.length === 0 ? '' : ` The platform in front of the gateway (${rules.platform}) removes or replaces ${lost.join(', ')}; do not sign ${lost.length === 1 ? 'it' : 'them'}.`;
 }
 
 /** The canonical request's last line, and whether it is the request's `x-amz-content-sha256` value. */

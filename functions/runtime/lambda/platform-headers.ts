@@ -26,6 +26,10 @@ export const WEB_FUNCTION_HEADERS: PlatformHeaders = {
   dropped: new Set([
     'connection', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer', 'transfer-encoding', 'proxy-authenticate', 'proxy-authorization',
     'proxy-connection', 'x-real-ip', 'x-http-method-override', 'x-http-method', 'x-method-override',
+    // Any `lambda-web-*` a client sends is removed, and these two replaced by the platform's own. The
+    // platform adds `lambda-web-request-id` to every answer, so a client that copies an answer's headers
+    // into a signed request (s3cmd `modify`) cannot be verified behind a Web Function.
+    'lambda-web-request-id', 'lambda-web-endpoint-name',
   ]),
   rewritten: {
     'x-forwarded-for': {

@@ -65,6 +65,11 @@ describe('verifySignature over headers the platform rewrote', () => {
 
   it('names a signed header the platform removes, so the client learns not to sign it', async () => {
     const outcome = await verify(await request({ 'keep-alive': 'timeout=5' }, { 'keep-alive': undefined }, EDGE_LIKE));
-    expect(outcome).toMatch(/^SignatureDoesNotMatch: .*"keep-alive" is not present.*\(test platform\) removes it/);
+    expect(outcome).toMatch(/^SignatureDoesNotMatch: .*"keep-alive" is not present.*\(test platform\) removes or replaces keep-alive; do not sign it/);
+  });
+
+  it('names a signed header the platform replaces with its own value', async () => {
+    const outcome = await verify(await request({ 'keep-alive': 'timeout=5' }, { 'keep-alive': 'timeout=60' }, EDGE_LIKE));
+    expect(outcome).toMatch(/^SignatureDoesNotMatch: .*\(test platform\) removes or replaces keep-alive; do not sign it/);
   });
 });
