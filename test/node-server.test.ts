@@ -89,7 +89,7 @@ describe('Node server entry: connection-level timeouts and headers', () => {
     }
   });
 
-  it('GIVEN an HTTP/1.1 answer THEN it persists without Keep-Alive or Connection headers a client could copy into a signed request', async () => {
+  it('GIVEN an HTTP/1.1 answer THEN it persists, saying Connection: keep-alive without the Keep-Alive a client could copy into a signed request', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'keep-alive-'));
     try {
       writeFileSync(join(dir, 'proxy.toml'), config);
@@ -106,7 +106,7 @@ describe('Node server entry: connection-level timeouts and headers', () => {
           });
         const first = await get();
         const second = await get();
-        expect([first.headers['keep-alive'], first.headers.connection]).toEqual([undefined, undefined]);
+        expect([first.headers['keep-alive'], first.headers.connection]).toEqual([undefined, 'keep-alive']);
         expect(second.reused).toBe(true);
       } finally {
         agent.destroy();
