@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { omitKeepAliveHeaders } from '../../functions/runtime/node/keep-alive';
+import { writeHead } from '../../functions/runtime/node/listener';
 
 /**
  * What Cloudflare's front line does for a Worker that workerd's own HTTP server, which miniflare listens
@@ -36,11 +37,13 @@ function forward(target: URL, agent: http.Agent, req: http.IncomingMessage, res:
   }
   headers.push(CF_BLOB, JSON.stringify({ clientAcceptEncoding: acceptEncoding ?? '' }));
   const upstream = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent }, (answer) => {
-    const back: string[] = [];
+    const back: Record<string, string> = {};
     for (let i = 0; i < answer.rawHeaders.length; i += 2) {
-      if (!HOP_BY_HOP.has(answer.rawHeaders[i]!.toLowerCase())) back.push(answer.rawHeaders[i]!, answer.rawHeaders[i + 1]!);
+      const name = answer.rawHeaders[i]!.toLowerCase();
+      if (!HOP_BY_HOP.has(name)) back[name] = back[name] === undefined ? answer.rawHeaders[i + 1]! : `${back[name]}, ${answer.rawHeaders[i + 1]}`;
     }
-    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, back);
+    // The Node server's own writer: it passes non-ASCII bytes (UTF-8 filenames) on as they came.
+    writeHead(res, answer.statusCode ?? 502, back);
     answer.pipe(res);
     answer.once('error', () => res.destroy());
   });
