@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { omitKeepAliveHeaders } from '../../functions/runtime/node/keep-alive';
+import { closeAfter, omitKeepAliveHeaders } from '../../functions/runtime/node/keep-alive';
 import { writeHead } from '../../functions/runtime/node/listener';
 
 /**
@@ -14,7 +14,8 @@ import { writeHead } from '../../functions/runtime/node/listener';
  *   the worker marks every response so (runtime/edge/no-transform.ts), so the front hands miniflare the
  *   client's `Accept-Encoding` as Cloudflare hands it to a Worker, in `request.cf.clientAcceptEncoding`
  *   (miniflare's `MF-CF-Blob`), and no header for it to compress by. The worker still sees `br, gzip`.
- * - Hop-by-hop headers end here in both directions.
+ * - Hop-by-hop headers end here in both directions. An answer given before the client's body ended closes
+ *   the connection, as workerd does.
  */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'expect', 'te', 'trailer', 'upgrade', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization']);
 
@@ -42,6 +43,9 @@ function forward(target: URL, agent: http.Agent, req: http.IncomingMessage, res:
       const name = answer.rawHeaders[i]!.toLowerCase();
       if (!HOP_BY_HOP.has(name)) back[name] = back[name] === undefined ? answer.rawHeaders[i + 1]! : `${back[name]}, ${answer.rawHeaders[i + 1]}`;
     }
+    // An answer given before the client's body ended (a refusal, a body that stopped arriving) ends the
+    // connection, as workerd ends it: what is left of the body cannot be told from a next request.
+    if (!req.complete || /\bclose\b/i.test(answer.headers.connection ?? '')) closeAfter(res);
     // The Node server's own writer: it passes non-ASCII bytes (UTF-8 filenames) on as they came.
     writeHead(res, answer.statusCode ?? 502, back);
     answer.pipe(res);
