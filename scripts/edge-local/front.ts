@@ -23,7 +23,9 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'expect', 'te', 'trailer
 const CF_BLOB = 'mf-cf-blob';
 
 export function createEdgeFront(target: URL): http.Server {
-  const agent = new http.Agent({ keepAlive: true });
+  // A connection per request: a pooled one that workerd has just closed fails the next request (a 502 seen
+  // under aws-cli's ten concurrent parts), and loopback connections cost nothing worth saving.
+  const agent = new http.Agent({ keepAlive: false });
   return omitKeepAliveHeaders(http.createServer((req, res) => forward(target, agent, req, res)));
 }
 
@@ -51,7 +53,8 @@ function forward(target: URL, agent: http.Agent, req: http.IncomingMessage, res:
     answer.pipe(res);
     answer.once('error', () => res.destroy());
   });
-  upstream.once('error', () => {
+  upstream.once('error', (err: NodeJS.ErrnoException) => {
+    console.error(JSON.stringify({ time: new Date().toISOString(), message: 'edge front: the worker did not answer', code: err.code ?? err.message }));
     if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end('The worker is not reachable\n');
     else res.destroy();
   });
