@@ -90,6 +90,13 @@ describe.each(RUNTIMES)('headers a runtime rewrites (%s runtime)', (runtime: Run
     }
   });
 
+  if (runtime === 'web') {
+    it('verifies a signed X-Forwarded-For that the platform appended the client address to', async () => {
+      const res = await rawRequest(ops.gw.endpoint, { method: 'GET', target: '/vers/headers/tree/a.txt', headers: { 'x-forwarded-for': '198.51.100.7' } }, ADMIN);
+      expect([res.status, errorCode(res.body), res.body]).toEqual([200, undefined, 'first file\n']);
+    });
+  }
+
   it('serves a gzip-encoded object byte for byte, with its ETag and Content-Encoding', async () => {
     const res = await rawRequest(ops.gw.endpoint, { method: 'GET', target: '/vers/headers/encoded.txt', headers: { 'accept-encoding': 'gzip' } }, ADMIN);
     expect(res.status).toBe(200);
