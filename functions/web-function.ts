@@ -13,6 +13,7 @@ import { ConfigError } from './core/config/parse';
 import { EmfMetrics } from './runtime/lambda/emf';
 import { serveGateway, type RunningServer } from './runtime/node/serve';
 import { resolveEnvironment, ssmParameterReader } from './runtime/lambda/environment';
+import { WEB_FUNCTION_HEADERS } from './runtime/lambda/platform-headers';
 import { describeError } from './runtime/shared/access-log';
 import { processEnvironment, readWebFunctionSettings } from './runtime/shared/settings';
 
@@ -27,7 +28,7 @@ async function start(env = processEnvironment()): Promise<RunningServer> {
   const { listen, parameters, parameterRegion } = readWebFunctionSettings(env);
   const resolved = await resolveEnvironment(env, parameters, ssmParameterReader(() => new SSMClient({ region: parameterRegion })));
   // CloudWatch metrics as EMF fields in each access-log line; METRICS_PORT (Prometheus) is the container's.
-  return serveGateway({ ...resolved, METRICS_PORT: undefined, CONFIG_PATH: resolved.CONFIG_PATH || join(__dirname, 'proxy.toml'), HOST: listen.host, PORT: String(listen.port) }, new EmfMetrics());
+  return serveGateway({ ...resolved, METRICS_PORT: undefined, CONFIG_PATH: resolved.CONFIG_PATH || join(__dirname, 'proxy.toml'), HOST: listen.host, PORT: String(listen.port) }, new EmfMetrics(), WEB_FUNCTION_HEADERS);
 }
 
 /**

@@ -67,3 +67,53 @@ describe('Node server entry: its settings', () => {
     expect(output).toContain('GATEWAY_IDLE_TIMEOUT_MS must be a whole number of milliseconds');
   });
 });
+
+describe('Node server entry: connection-level timeouts and headers', () => {
+  const config = '[[buckets]]\nname = "b"\nbackend_type = "s3"\nanonymous_access = true\n[buckets.backend_options]\nendpoint = "http://127.0.0.1:9"\nbucket_name = "b"\n';
+
+  it('GIVEN the server starts THEN no total request time cuts a body still arriving, and an unfinished head is still bounded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'request-timeout-'));
+    try {
+      writeFileSync(join(dir, 'proxy.toml'), config);
+      const gateway = await serve({ CONFIG_PATH: join(dir, 'proxy.toml'), PORT: '0', SESSION_TOKEN_KEY: Buffer.alloc(32, 1).toString('base64') });
+      try {
+        // Node's default (300 s) would end a slow 5 GB PUT that is still moving; GATEWAY_IDLE_TIMEOUT_MS
+        // ends a body that stops arriving instead (security-timeouts and stalled-upload suites).
+        expect(gateway.server.requestTimeout).toBe(0);
+        expect(gateway.server.headersTimeout).toBeGreaterThan(0);
+      } finally {
+        await gateway.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('GIVEN an HTTP/1.1 answer THEN it persists, saying Connection: keep-alive without the Keep-Alive a client could copy into a signed request', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keep-alive-'));
+    try {
+      writeFileSync(join(dir, 'proxy.toml'), config);
+      const gateway = await serve({ CONFIG_PATH: join(dir, 'proxy.toml'), PORT: '0', SESSION_TOKEN_KEY: Buffer.alloc(32, 1).toString('base64') });
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const get = (): Promise<{ headers: http.IncomingHttpHeaders; reused: boolean }> =>
+          new Promise((resolvePromise, reject) => {
+            const req = http.get(`${gateway.url}/.health`, { agent }, (res) => {
+              res.resume();
+              res.on('end', () => resolvePromise({ headers: res.headers, reused: req.reusedSocket }));
+            });
+            req.on('error', reject);
+          });
+        const first = await get();
+        const second = await get();
+        expect([first.headers['keep-alive'], first.headers.connection]).toEqual([undefined, 'keep-alive']);
+        expect(second.reused).toBe(true);
+      } finally {
+        agent.destroy();
+        await gateway.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

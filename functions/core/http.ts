@@ -1,3 +1,4 @@
+import type { PlatformHeaders } from './sigv4/platform-headers';
 /**
  * The core's view of HTTP: what an adapter hands in and what it gets back. Web-standard types only, so the
  * Node server, the Lambda handler and an edge worker can each translate to and from their own shapes.
@@ -25,6 +26,11 @@ export interface ProxyRequest {
    * an AbortSignal per request is measurable on a small GET.
    */
   readonly signal?: AbortSignal;
+  /**
+   * What the runtime's platform removes or rewrites in requests before the adapter sees them (absent: nothing),
+   * so that the signature of a client that signed such a header is verified exactly (sigv4/platform-headers).
+   */
+  readonly platformHeaders?: PlatformHeaders;
 }
 
 export type HeaderMap = Record<string, string>;

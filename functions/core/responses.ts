@@ -6,10 +6,15 @@ import { buildXml, type XmlNode } from './xml';
 
 export const S3_XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/';
 
+/**
+ * The gateway's own documents are read by S3 clients that never decode a compressed body (rclone asks for
+ * `gzip` and reads the bytes as they come): `no-transform` keeps a platform in front (Cloudflare compresses
+ * `application/xml` for clients that accept it) from compressing them.
+ */
 export function xmlResponse(status: number, xml: string, requestId: string, headers: HeaderMap = {}): ProxyResponse {
   return {
     status,
-    headers: { 'content-type': 'application/xml', 'x-amz-request-id': requestId, ...headers },
+    headers: { 'content-type': 'application/xml', 'cache-control': 'no-transform', 'x-amz-request-id': requestId, ...headers },
     body: xml,
   };
 }

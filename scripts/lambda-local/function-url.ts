@@ -1,6 +1,7 @@
 import type { LambdaFunctionURLEvent, StreamifyHandler } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { omitKeepAliveHeaders } from '../../functions/runtime/node/keep-alive';
 import type { Writable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { HTTP_INTEGRATION_CONTENT_TYPE, invoke, type LocalResponseStream } from './awslambda';
@@ -75,7 +76,7 @@ export function createFunctionUrlServer(handler: Handler, options: FunctionUrlOp
     res.writeContinue();
     handle(handler, req, res, limit, options);
   });
-  return server;
+  return omitKeepAliveHeaders(server);
 }
 
 function handle(handler: Handler, req: http.IncomingMessage, res: http.ServerResponse, limit: number, options: FunctionUrlOptions): void {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { omitKeepAliveHeaders } from '../../functions/runtime/node/keep-alive';
 
 /**
  * A local Lambda Web Function endpoint (auth ApplicationManaged): what the platform documents doing between
@@ -82,7 +83,7 @@ export function createWebFunctionFront(options: WebFunctionFrontOptions): http.S
     forward(settings, req, res);
   });
   server.on('close', () => agent.destroy());
-  return server;
+  return omitKeepAliveHeaders(server);
 }
 
 interface Settings {

@@ -9,7 +9,7 @@ describe('errorResponse', () => {
     const response = errorResponse(new S3Error('NoSuchBucket', 'The specified bucket does not exist'), REQUEST_ID, 'GET', '/nope/k');
     expect(response).toEqual({
       status: 404,
-      headers: { 'content-type': 'application/xml', 'x-amz-request-id': REQUEST_ID },
+      headers: { 'content-type': 'application/xml', 'cache-control': 'no-transform', 'x-amz-request-id': REQUEST_ID },
       body:
         '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchBucket</Code><Message>The specified bucket does not exist</Message>' +
         `<Resource>/nope/k</Resource><RequestId>${REQUEST_ID}</RequestId></Error>`,
@@ -77,10 +77,10 @@ describe('errorResponse', () => {
 });
 
 describe('xmlResponse, s3Xml and emptyResponse', () => {
-  it('xmlResponse sets the content type and request id, and lets extra headers add to them', () => {
+  it('xmlResponse sets the content type, no-transform and the request id, and lets extra headers add to them', () => {
     expect(xmlResponse(201, '<x/>', REQUEST_ID, { etag: '"e"' })).toEqual({
       status: 201,
-      headers: { 'content-type': 'application/xml', 'x-amz-request-id': REQUEST_ID, etag: '"e"' },
+      headers: { 'content-type': 'application/xml', 'cache-control': 'no-transform', 'x-amz-request-id': REQUEST_ID, etag: '"e"' },
       body: '<x/>',
     });
   });

@@ -150,7 +150,10 @@ export function sendUpload(
     const req = http.request({ host: url.hostname, port: url.port, method: upload.method, path: upload.target, headers: upload.headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString(), reusedSocket: req.reusedSocket }));
+      res.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString(), bytes, reusedSocket: req.reusedSocket });
+      });
     });
     req.on('error', reject);
     req.end(body);

@@ -102,6 +102,12 @@ export interface RuntimeLimits {
    * (the local stand-in would pass any Host through; production cannot).
    */
   readonly fixedHost?: boolean;
+  /**
+   * The gateway marks every response `Cache-Control: no-transform` (the edge: Cloudflare compresses a
+   * worker's answers of text and XML types, and decodes gzip ones, unless they say so), added to an object's
+   * own Cache-Control, so clients read `max-age=60, no-transform` for an object stored with `max-age=60`.
+   */
+  readonly addsNoTransform?: boolean;
 }
 
 export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
@@ -123,6 +129,7 @@ export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
     refusedConnectionCode: 'Error',
     decodesHeaderValuesAsUtf8: true,
     nonAsciiHeaders: 'utf8',
+    addsNoTransform: true,
   },
   // No body limit is documented for a Web Function; its request timeout (900 s) bounds the rest.
   // Its Host must be the endpoint's own domain name (any other is the platform's 404).
@@ -145,6 +152,11 @@ export function reportedLength(runtime: RuntimeName, size: number): number | und
 export function expectedCliCopy(runtime: RuntimeName, body?: string): Record<string, unknown> {
   if (RUNTIME_LIMITS[runtime].remapsContentLength) return { code: 1, stderr: expect.stringContaining("'ContentLength'") };
   return body === undefined ? { code: 0, stderr: '' } : { code: 0, stdout: body };
+}
+
+/** The Cache-Control a response reports on `runtime` for `stored` (RUNTIME_LIMITS `addsNoTransform`). */
+export function reportedCacheControl(runtime: RuntimeName, stored: string): string {
+  return RUNTIME_LIMITS[runtime].addsNoTransform ? `${stored}, no-transform` : stored;
 }
 
 export interface RunningGateway {

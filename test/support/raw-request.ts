@@ -11,6 +11,8 @@ export interface RawResponse {
   readonly status: number;
   readonly headers: http.IncomingHttpHeaders;
   readonly body: string;
+  /** The body's bytes as they arrived (nothing decoded). */
+  readonly bytes: Buffer;
 }
 
 export interface RawRequest {
@@ -70,7 +72,10 @@ export async function rawRequest(endpoint: string, req: RawRequest, keys?: Keys,
     const r = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.target, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      res.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString(), bytes });
+      });
     });
     r.on('error', reject);
     r.end(req.body);

@@ -74,15 +74,31 @@ export interface StoreDeps {
   readonly credentials: () => Promise<StaticKeys | undefined>;
 }
 
+/**
+ * Hop-by-hop headers (RFC 9110 §7.6.1) describe the backend's connection, not the object. Passed on, a
+ * front that owns the client's connection removes them from the requests clients copy them into: s3cmd
+ * `modify` signs every header of a HEAD answer it does not know, and `Keep-Alive` then never arrives.
+ */
 const HOP_BY_HOP = new Set([
-  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
 ]);
+
+/**
+ * The backend's own identity: Ceph RGW's `x-rgw-*` headers (object and bucket counters, quota) and its
+ * `x-amz-id-2` (RGW: its instance, zone and zone group names). Clients of the gateway talk to one S3 service
+ * whose request id is `x-amz-request-id`; which store answered, and how it is laid out, is not theirs to see.
+ */
+const BACKEND_INTERNAL = /^(x-rgw-|x-amz-id-2$)/;
 
 /** The backend's response headers as the client should see them, with the gateway's request id. */
 export function passThroughHeaders(headers: ReadonlyHeaders, requestId: string): HeaderMap {
   const out: HeaderMap = {};
+  // A header the backend names in `Connection` is hop-by-hop too.
+  const named = headers.get('connection')?.toLowerCase().split(',').map((name) => name.trim());
   headers.forEach((value, name) => {
-    if (!HOP_BY_HOP.has(name)) out[name] = value;
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || BACKEND_INTERNAL.test(lower) || named?.includes(lower)) return;
+    out[name] = value;
   });
   out['x-amz-request-id'] = requestId;
   return out;

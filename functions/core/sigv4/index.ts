@@ -20,6 +20,8 @@ export {
   parseSignedRequest,
 } from './parse';
 export type { AuthKind, SignedRequestInfo } from './parse';
+export { NO_PLATFORM_HEADERS, normalizedTo, signedHeaderVariants } from './platform-headers';
+export type { HeaderRewrite, PlatformHeaders } from './platform-headers';
 export { presignUrl, signRequest } from './sign';
 export type { Credentials, PresignUrlInput, SignRequestInput } from './sign';
 export { unsignedHeaders } from './signed-headers';

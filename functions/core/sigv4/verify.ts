@@ -15,6 +15,7 @@ import {
 import { parseAmzDate } from './dates';
 import { hmac, timingSafeEqual, toHex, type HmacKey } from '../bytes';
 import type { SignedRequestInfo } from './parse';
+import { NO_PLATFORM_HEADERS, signedHeaderVariants, type PlatformHeaders } from './platform-headers';
 import { queryParam } from './query';
 import { unsignedHeaders } from './signed-headers';
 import { signingKey } from './signing-key';
@@ -26,6 +27,8 @@ export interface SignableRequest {
   readonly rawPath: string;
   readonly rawQuery: string;
   readonly headers: ReadonlyHeaders;
+  /** What the runtime's platform changes in requests before the gateway sees them (absent: nothing). */
+  readonly platformHeaders?: PlatformHeaders;
 }
 
 /** A verified signature, and what an aws-chunked decoder needs to chain the chunk signatures from it. */
@@ -91,24 +94,38 @@ export async function verifySignature(
       HeadersNotSigned: unsigned.join(', '),
     });
   }
-  const canonical = canonicalRequest({
-    method: request.method,
-    rawPath: request.rawPath,
-    canonicalQuery: canonicalQuery(request.rawQuery, info.presigned ? 'X-Amz-Signature' : undefined),
-    canonicalHeaders: signedHeaderBlock(request.headers, info),
-    signedHeaders: info.signedHeaders,
-    payloadHash: payload.hash,
-  });
   const key = signingKey(secretAccessKey, info.date, info.region, info.service);
   const scope = credentialScope(info.date, info.region, info.service);
-  const toSign = stringToSign(info.amzDate, scope, canonicalRequestHash(canonical));
-  const signature = toHex(hmac(key, toSign));
-  if (!timingSafeEqual(signature, info.signature)) {
-    throw new S3Error('SignatureDoesNotMatch', SIGNATURE_MISMATCH, {
+  const canonicalQueryString = canonicalQuery(request.rawQuery, info.presigned ? 'X-Amz-Signature' : undefined);
+  const rules = request.platformHeaders ?? NO_PLATFORM_HEADERS;
+  const signOver = (headers: ReadonlyHeaders): { canonical: string; toSign: string; signature: string } => {
+    const canonical = canonicalRequest({
+      method: request.method,
+      rawPath: request.rawPath,
+      canonicalQuery: canonicalQueryString,
+      canonicalHeaders: signedHeaderBlock(headers, info, rules),
+      signedHeaders: info.signedHeaders,
+      payloadHash: payload.hash,
+    });
+    const toSign = stringToSign(info.amzDate, scope, canonicalRequestHash(canonical));
+    return { canonical, toSign, signature: toHex(hmac(key, toSign)) };
+  };
+  const arrived = signOver(request.headers);
+  let signature = timingSafeEqual(arrived.signature, info.signature) ? arrived.signature : undefined;
+  // Only where the platform rewrote a signed header: the values its client may have signed instead.
+  for (const variant of signature === undefined ? signedHeaderVariants(request.headers, info.signedHeaders, rules) : []) {
+    const attempt = signOver(variant).signature;
+    if (timingSafeEqual(attempt, info.signature)) {
+      signature = attempt;
+      break;
+    }
+  }
+  if (signature === undefined) {
+    throw new S3Error('SignatureDoesNotMatch', `${SIGNATURE_MISMATCH}${platformHint(info.signedHeaders.filter((name) => rules.dropped.has(name)), rules)}`, {
       AWSAccessKeyId: info.accessKeyId,
-      StringToSign: toSign,
+      StringToSign: arrived.toSign,
       SignatureProvided: info.signature,
-      CanonicalRequest: canonical,
+      CanonicalRequest: arrived.canonical,
     });
   }
   return { signature, signingKey: key, scope, amzDate: info.amzDate };
@@ -142,16 +159,24 @@ function checkRequestTime(info: SignedRequestInfo, now: number): void {
   }
 }
 
-function signedHeaderBlock(headers: ReadonlyHeaders, info: SignedRequestInfo): string {
+function signedHeaderBlock(headers: ReadonlyHeaders, info: SignedRequestInfo, rules: PlatformHeaders): string {
   try {
     return canonicalHeaders(headers, info.signedHeaders);
   } catch (error) {
     if (!(error instanceof MissingSignedHeaderError)) throw error;
-    throw new S3Error('SignatureDoesNotMatch', `${SIGNATURE_MISMATCH} ${error.message}.`, {
+    throw new S3Error('SignatureDoesNotMatch', `${SIGNATURE_MISMATCH} ${error.message}.${platformHint(rules.dropped.has(error.header) ? [error.header] : [], rules)}`, {
       AWSAccessKeyId: info.accessKeyId,
       SignatureProvided: info.signature,
     });
   }
+}
+
+/**
+ * Names the signed headers whose client value never reaches the gateway (the platform removes them, or
+ * replaces them with its own): the client should not sign them.
+ */
+function platformHint(lost: readonly string[], rules: PlatformHeaders): string {
+  return lost.length === 0 ? '' : ` The platform in front of the gateway (${rules.platform}) removes or replaces ${lost.join(', ')}; do not sign ${lost.length === 1 ? 'it' : 'them'}.`;
 }
 
 /** The canonical request's last line, and whether it is the request's `x-amz-content-sha256` value. */

@@ -4,6 +4,7 @@ import type { RequestRecord } from '../../core/observability/record';
 import { collectBody, DEFAULT_IDLE_TIMEOUT_MS, readBounded } from '../../core/streams';
 import { runDispatch, type DispatchRuntime, type ExchangeResult } from '../shared/dispatch';
 import { sendFetch, type Fetch } from './fetch';
+import { withNoTransform } from './no-transform';
 
 /**
  * Executes the core's dispatch on the edge, with the Node executor's semantics on fetch: NeedsBody collects at
@@ -98,7 +99,7 @@ type EdgeResponseInit = ResponseInit & {
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
 function toResponse(request: ProxyRequest, status: number, headers: HeaderMap, body: ConstructorParameters<typeof Response>[0]): Response {
-  const init: EdgeResponseInit = { status, headers, encodeBody: 'manual' };
+  const init: EdgeResponseInit = { status, headers: withNoTransform(headers), encodeBody: 'manual' };
   const noBody = request.method === 'HEAD' || NULL_BODY_STATUSES.has(status);
   return new Response(noBody ? null : body, init);
 }

@@ -17,14 +17,34 @@ const text = new TextDecoder();
  * A request's headers as the core reads them: each value as the bytes workerd decoded it from. ASCII values,
  * nearly all of them, pass as they are.
  */
-export function wireHeaders(headers: Headers): ReadonlyHeaders {
-  return {
+export function wireHeaders(headers: Headers, clientAcceptEncoding?: string): ReadonlyHeaders {
+  const wire: ReadonlyHeaders = {
     get: (name) => {
       const value = headers.get(name);
       return value === null ? null : toByteString(value);
     },
     has: (name) => headers.has(name),
     forEach: (callback) => headers.forEach((value, name) => callback(toByteString(value), name)),
+  };
+  return clientAcceptEncoding === undefined ? wire : withAcceptEncoding(wire, clientAcceptEncoding);
+}
+
+/**
+ * The request's headers with the `Accept-Encoding` its client sent, which Cloudflare replaced with `br, gzip`
+ * and kept in `request.cf.clientAcceptEncoding` (empty: the client sent none): a client that signed the header
+ * is verified over its own value (runtime/edge/platform-headers.ts).
+ */
+function withAcceptEncoding(headers: ReadonlyHeaders, sent: string): ReadonlyHeaders {
+  const own = (name: string): boolean => name.toLowerCase() === 'accept-encoding';
+  return {
+    get: (name) => (own(name) ? (sent === '' ? null : toByteString(sent)) : headers.get(name)),
+    has: (name) => (own(name) ? sent !== '' : headers.has(name)),
+    forEach: (callback) => {
+      headers.forEach((value, name) => {
+        if (!own(name)) callback(value, name);
+      });
+      if (sent !== '') callback(toByteString(sent), 'accept-encoding');
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ProxyRequest } from '../../core/http';
 import { newRequestId } from '../../core/responses';
 import { wireHeaders } from './headers';
+import { CLOUDFLARE_HEADERS } from './platform-headers';
 
 /**
  * The Worker translator: a fetch `Request` becomes the core's ProxyRequest.
@@ -19,10 +20,17 @@ export function toProxyRequest(request: Request, body: () => ReadableStream<Uint
     method: request.method.toUpperCase(),
     rawPath,
     rawQuery,
-    headers: wireHeaders(request.headers),
+    headers: wireHeaders(request.headers, clientAcceptEncoding(request)),
     body,
     signal: request.signal,
+    platformHeaders: CLOUDFLARE_HEADERS,
   };
+}
+
+/** `request.cf.clientAcceptEncoding`: the Accept-Encoding the client sent, where the platform replaced it. */
+function clientAcceptEncoding(request: Request): string | undefined {
+  const cf = (request as Request & { cf?: { clientAcceptEncoding?: unknown } }).cf;
+  return typeof cf?.clientAcceptEncoding === 'string' ? cf.clientAcceptEncoding : undefined;
 }
 
 /**

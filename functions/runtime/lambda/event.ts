@@ -1,6 +1,7 @@
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import type { ProxyRequest } from '../../core/http';
 import { newRequestId } from '../../core/responses';
+import { FUNCTION_URL_HEADERS } from './platform-headers';
 
 /**
  * The Function URL translator: a payload-2.0 event becomes the core's ProxyRequest. Only the raw fields are
@@ -19,6 +20,7 @@ export function toProxyRequest(event: LambdaFunctionURLEvent, body: Uint8Array, 
     headers: eventHeaders(event),
     body: () => bytesStream(body),
     signal,
+    platformHeaders: FUNCTION_URL_HEADERS,
   };
 }
 

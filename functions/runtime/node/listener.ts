@@ -2,12 +2,14 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import { asciiHeaders } from '../../core/header-encoding';
 import type { HeaderMap, ProxyRequest, ReadonlyHeaders } from '../../core/http';
+import type { PlatformHeaders } from '../../core/sigv4/platform-headers';
 import { newRequestId } from '../../core/responses';
 import { accessLogLine } from '../shared/access-log';
 import { NO_LOGGED_METRICS, closeRecord, openRecord, type LoggedMetrics } from '../shared/observe';
 import type { DrainState } from './drain';
 import { execute, type NodeGateway } from './executor';
 import { NodeHeaders } from './headers';
+import { closeAfter, omitKeepAliveHeaders } from './keep-alive';
 import { batchedStdout } from './stdout';
 
 export interface ServerOptions {
@@ -21,6 +23,8 @@ export interface ServerOptions {
   readonly metrics?: LoggedMetrics;
   /** Once `draining`, responses say `Connection: close` and keep-alive connections end with their response. */
   readonly drain?: DrainState;
+  /** What a platform in front of the server changes in requests (a Lambda Web Function); absent: nothing. */
+  readonly platformHeaders?: PlatformHeaders;
 }
 
 const NEVER_DRAINING: DrainState = { draining: false };
@@ -30,7 +34,7 @@ const NEVER_DRAINING: DrainState = { draining: false };
  */
 export function createServer(
   { gateway, backend }: NodeGateway,
-  { bufferBytes, log = batchedStdout(), drain = NEVER_DRAINING, metrics = NO_LOGGED_METRICS }: ServerOptions = {},
+  { bufferBytes, log = batchedStdout(), drain = NEVER_DRAINING, metrics = NO_LOGGED_METRICS, platformHeaders }: ServerOptions = {},
 ): http.Server {
   const server = http.createServer({ highWaterMark: bufferBytes }, (req, res) => {
     // The client is gone when the response closes unfinished. Listeners on the response, and an
@@ -40,7 +44,7 @@ export function createServer(
         if (!res.writableFinished) abort();
       });
     };
-    const request = toProxyRequest(req, whenClientGone);
+    const request = toProxyRequest(req, whenClientGone, platformHeaders);
     const record = openRecord(request, metrics);
     execute(gateway, {
       request,
@@ -50,7 +54,7 @@ export function createServer(
       coalesceWrites: true,
       body: () => req,
       start: (status, headers) => {
-        if (drain.draining) res.shouldKeepAlive = false;
+        if (drain.draining) closeAfter(res);
         writeHead(res, status, headers);
         return res;
       },
@@ -67,7 +71,7 @@ export function createServer(
         res.destroy();
       });
   });
-  return server;
+  return omitKeepAliveHeaders(server);
 }
 
 /**
@@ -95,8 +99,8 @@ function lengthLast(headers: HeaderMap): HeaderMap {
   return rest;
 }
 
-export function toProxyRequest(req: http.IncomingMessage, whenClientGone: (abort: () => void) => void): ProxyRequest {
-  return new NodeRequest(req, whenClientGone);
+export function toProxyRequest(req: http.IncomingMessage, whenClientGone: (abort: () => void) => void, platformHeaders?: PlatformHeaders): ProxyRequest {
+  return new NodeRequest(req, whenClientGone, platformHeaders);
 }
 
 /**
@@ -115,6 +119,7 @@ class NodeRequest implements ProxyRequest {
   constructor(
     private readonly req: http.IncomingMessage,
     private readonly whenClientGone: (abort: () => void) => void,
+    readonly platformHeaders: PlatformHeaders | undefined,
   ) {
     const target = req.url ?? '/';
     const q = target.indexOf('?');

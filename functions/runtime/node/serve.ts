@@ -6,6 +6,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Environment } from '../../core/config/parse';
+import type { PlatformHeaders } from '../../core/sigv4/platform-headers';
 import { nodeBackend, type NodeBackend } from './backend';
 import { nodeCrc32 } from './checksums';
 import { loadConfig } from './config-file';
@@ -44,15 +45,23 @@ export interface RunningServer {
   readonly drainTimeoutMs: number;
 }
 
-/** Starts the server; `metrics` receives every request's sample and the OIDC exchanges' outcomes. */
-export async function serveGateway(env: Environment = processEnvironment(), metrics?: LoggedMetrics): Promise<RunningServer> {
+/**
+ * Starts the server; `metrics` receives every request's sample and the OIDC exchanges' outcomes.
+ * `platformHeaders`: what a platform in front of the server changes in requests (the Web Function's
+ * endpoint), for signature verification; absent: clients reach the server directly.
+ */
+export async function serveGateway(env: Environment = processEnvironment(), metrics?: LoggedMetrics, platformHeaders?: PlatformHeaders): Promise<RunningServer> {
   const settings = readNodeServerSettings(env);
   const bufferBytes = settings.streamBufferBytes;
   const backend = nodeBackend({ bufferBytes, idleTimeoutMs: settings.idleTimeoutMs });
   const gateway = newGateway(loadConfig(settings.configPath, env), { client: backend.client, log: logEvent, crc32: nodeCrc32(), metrics }, (line) => console.error(line));
   const drain = new ServerDrain();
-  const server = createServer({ gateway, backend }, { bufferBytes, drain, metrics });
+  const server = createServer({ gateway, backend }, { bufferBytes, drain, metrics, ...(platformHeaders ? { platformHeaders } : {}) });
   server.keepAliveTimeout = 65_000;
+  // Node's default (300 s) would cut a slow large PUT that is still moving; the gateway's idle timeout
+  // (GATEWAY_IDLE_TIMEOUT_MS) ends a body that stops arriving, and headersTimeout a request that never
+  // finishes its head, as on every runtime.
+  server.requestTimeout = 0;
   const { host, port } = settings;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

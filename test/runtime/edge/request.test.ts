@@ -14,6 +14,21 @@ describe('edge request translator', () => {
     expect(request.headers.get('x-amz-date')).toBe('20300101T000000Z');
     expect(await new Response(request.body()).text()).toBe('');
   });
+
+  it('GIVEN Cloudflare replaced Accept-Encoding THEN the core reads the value the client sent, kept in request.cf, and the platform table', () => {
+    const withCf = (cf: unknown, headers: Record<string, string>): Request => Object.assign(new Request('http://gw.example/b/k', { headers }), { cf });
+    const rclone = toProxyRequest(withCf({ clientAcceptEncoding: 'gzip' }, { 'accept-encoding': 'br, gzip' }));
+    expect(rclone.headers.get('Accept-Encoding')).toBe('gzip');
+    const seen: string[] = [];
+    rclone.headers.forEach((value, name) => seen.push(`${name}: ${value}`));
+    expect(seen).toEqual(['accept-encoding: gzip']);
+    expect(rclone.platformHeaders?.rewritten['accept-encoding']?.signedValues('br, gzip')).toContain('gzip');
+    // The client sent none: the core sees none.
+    const none = toProxyRequest(withCf({ clientAcceptEncoding: '' }, { 'accept-encoding': 'br, gzip' }));
+    expect([none.headers.has('accept-encoding'), none.headers.get('accept-encoding')]).toEqual([false, null]);
+    // No cf (not on the platform): the header as it arrived.
+    expect(toProxyRequest(new Request('http://gw.example/b/k', { headers: { 'accept-encoding': 'br, gzip' } })).headers.get('accept-encoding')).toBe('br, gzip');
+  });
 });
 
 /** A request body as workerd gives it: a second read while one is pending throws instead of queueing. */
