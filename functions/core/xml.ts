@@ -168,7 +168,11 @@ function attach(parent: Frame, child: Frame): void {
 
 const NAMED_ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
-function decodeEntities(raw: string): string {
+/**
+ * Text with the predefined and numeric character references decoded; throws on any other `&` (an unknown
+ * entity, a stray ampersand, a reference to a code point XML excludes), as parseXml refuses those.
+ */
+export function decodeEntities(raw: string): string {
   return raw.replace(/&([^;&]*);?/g, (match, body: string) => {
     if (!match.endsWith(';')) fail();
     const named = NAMED_ENTITIES[body];
