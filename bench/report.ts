@@ -15,6 +15,8 @@ export interface ScenarioResult {
     p99Ms: number;
     errors: number;
     requests: number;
+    /** The server's CPU time per request (user + system), where the bench can read it from /proc. */
+    cpuUsPerRequest?: number;
   }[];
 }
 
@@ -39,8 +41,8 @@ export function toMarkdown(report: Report): string {
     ``,
     `${report.date}${report.quick ? ' (quick smoke run: numbers are not meaningful)' : ''}${report.only !== undefined ? ` (only scenarios named "${report.only}")` : ''}; ${report.rounds} interleaved round(s) per scenario; 2-core machine, loopback.`,
     ``,
-    `| Scenario | Target | Throughput | rounds (min-max) | p50 ms | p99 ms | vs direct | vs nginx | vs node hop | errors |`,
-    `|---|---|---|---|---|---|---|---|---|---|`,
+    `| Scenario | Target | Throughput | rounds (min-max) | p50 ms | p99 ms | vs direct | vs nginx | vs node hop | errors | CPU µs/req |`,
+    `|---|---|---|---|---|---|---|---|---|---|---|`,
   ];
   for (const s of report.results) {
     const direct = s.targets.find((t) => t.target === 'direct')?.value;
@@ -48,13 +50,14 @@ export function toMarkdown(report: Report): string {
     const nodeHop = s.targets.find((t) => t.target === 'node:http hop')?.value;
     const ratio = (value: number, base: number | undefined): string => (base ? `${fixed(value / base, 2)}x` : '–');
     for (const t of s.targets) {
+      const cpu = t.cpuUsPerRequest === undefined ? '–' : fixed(t.cpuUsPerRequest, 0);
       // A target that answered every request with an error has no throughput to compare, only a refusal.
       if (t.requests > 0 && t.errors >= t.requests) {
-        lines.push(`| ${s.scenario} | ${t.target} | – (every request refused) | – | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | – | – | – | ${t.errors} |`);
+        lines.push(`| ${s.scenario} | ${t.target} | – (every request refused) | – | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | – | – | – | ${t.errors} | ${cpu} |`);
         continue;
       }
       lines.push(
-        `| ${s.scenario} | ${t.target} | ${fixed(t.value)} ${s.unit} | ${range(t.rounds)} | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | ${ratio(t.value, direct)} | ${ratio(t.value, nginx)} | ${ratio(t.value, nodeHop)} | ${t.errors} |`,
+        `| ${s.scenario} | ${t.target} | ${fixed(t.value)} ${s.unit} | ${range(t.rounds)} | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | ${ratio(t.value, direct)} | ${ratio(t.value, nginx)} | ${ratio(t.value, nodeHop)} | ${t.errors} | ${cpu} |`,
       );
     }
   }

@@ -19,6 +19,7 @@ import { startNodeHop, type NodeHop } from './node-hop';
 import { sigv4Micro } from './sigv4';
 import { writeReport, type ScenarioResult } from './report';
 import { bundleMetrics } from './bundle';
+import { cpuMsOf } from './cpu';
 import { benchOptions, selectScenarios } from './options';
 import { buildBundles } from '../scripts/build';
 
@@ -34,6 +35,8 @@ interface Target {
   readonly url: (kind: 'files' | 'rgw', key: string) => string;
   readonly sign?: { accessKeyId: string; secretAccessKey: string };
   readonly signDirect?: boolean;
+  /** The server's process for a scenario's kind of backend, when the bench can read its CPU time. */
+  readonly pid?: (kind: 'files' | 'rgw') => number;
 }
 
 interface Scenario {
@@ -91,6 +94,9 @@ const SCENARIOS: readonly Scenario[] = [
   { name: 'GET 256 MiB, c1', unit: 'MiB/s', kind: 'files', key: 'obj-256m', spec: () => ({ method: 'GET', concurrency: 1, count: QUICK ? 1 : 3 }) },
   { name: 'PUT 64 MiB plain, c1', unit: 'MiB/s', kind: 'rgw', key: 'put-64m', spec: () => ({ method: 'PUT', concurrency: 1, count: QUICK ? 1 : 3, bodyBytes: 64 * MiB }) },
   { name: 'ListObjectsV2 1,000 keys, c1', unit: 'req/s', kind: 'rgw', key: '?list-type=2&prefix=list%2F&max-keys=1000', spec: () => ({ method: 'GET', concurrency: 1, durationMs: DURATION_MS }) },
+  // 500 keys and 500 common prefixes under tree/ (seed): a page of folders, as a file browser or sync lists.
+  { name: 'ListObjectsV2 1,000 keys and prefixes, delimiter, c1', unit: 'req/s', kind: 'rgw', key: '?list-type=2&prefix=tree%2F&delimiter=%2F&max-keys=1000', spec: () => ({ method: 'GET', concurrency: 1, durationMs: DURATION_MS }) },
+  { name: 'ListObjects (V1) 1,000 keys, c1', unit: 'req/s', kind: 'rgw', key: '?prefix=list%2F&max-keys=1000', spec: () => ({ method: 'GET', concurrency: 1, durationMs: DURATION_MS }) },
 ];
 
 /** aws-chunked PUT goes to the gateway only: RGW rejects trailers, so the gateway decodes and sends it plain. */
@@ -109,7 +115,10 @@ async function seed(dir: string, rgw: Rgw): Promise<void> {
   writeFileSync(join(root, 'obj-1g'), Buffer.alloc(1024 * MiB, 'a'));
   await createBucket(rgw, 'bench');
   const s3 = rgwS3Client(rgw);
-  const keys = Array.from({ length: QUICK ? 50 : 1000 }, (_, i) => `list/k-${String(i).padStart(4, '0')}`);
+  const count = QUICK ? 50 : 1000;
+  const keys = Array.from({ length: count }, (_, i) => `list/k-${String(i).padStart(4, '0')}`);
+  // A delimiter listing of tree/ shows half of these as keys and half as common prefixes (one key each).
+  for (let i = 0; i < count / 2; i++) keys.push(`tree/f-${String(i).padStart(4, '0')}`, `tree/d-${String(i).padStart(4, '0')}/k`);
   for (let i = 0; i < keys.length; i += 50) {
     await Promise.all(keys.slice(i, i + 50).map((Key) => s3.send(new PutObjectCommand({ Bucket: 'bench', Key, Body: 'x' }))));
   }
@@ -151,15 +160,16 @@ async function main(): Promise<void> {
     const n = nginx;
     const direct: Target = { name: 'direct', url: (kind, key) => `${kind === 'files' ? n.filesUrl : rgw.endpoint}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
     const proxy: Target = { name: 'nginx proxy', url: (kind, key) => `${kind === 'files' ? n.proxyUrls[0] : n.proxyUrls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
-    const viaGateway = gateways.map((gw): Target => ({ name: `gateway (${gw.runtime})`, url: (kind, key) => `${gw.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY }));
+    const viaGateway = gateways.map((gw): Target => ({ name: `gateway (${gw.runtime})`, url: (kind, key) => `${gw.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY, pid: () => gw.pid }));
     const hop = nodeHop;
-    const bareNode: Target = { name: 'node:http hop', url: (kind, key) => `${kind === 'files' ? hop.urls[0] : hop.urls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
+    const bareNode: Target = { name: 'node:http hop', url: (kind, key) => `${kind === 'files' ? hop.urls[0] : hop.urls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true, pid: (kind) => (kind === 'files' ? hop.pids[0] : hop.pids[1]) };
     const targets = [direct, ...viaGateway, bareNode, proxy];
     const rgwKeys = { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey };
     const results: ScenarioResult[] = [];
     for (const scenario of scenarios) {
       const applicable = scenario === CHUNKED_PUT ? viaGateway : targets;
       const samples = new Map<string, LoadResult[]>(applicable.map((t) => [t.name, []]));
+      const cpuMs = new Map<string, number>();
       for (let round = 0; round < ROUNDS; round++) {
         // Rotate the order every round (A B C, B C A, …) so drift and warm-up cancel out.
         const order = applicable.map((_, i) => applicable[(i + round) % applicable.length]);
@@ -167,10 +177,13 @@ async function main(): Promise<void> {
           // Unsigned GETs hit anonymous buckets; signed paths are signed by the gateway key or the backend's own.
           const sign = scenario.kind === 'rgw' ? (target.sign ?? (target.signDirect ? rgwKeys : undefined)) : undefined;
           const url = target.url(scenario.kind, scenario.key);
+          const pid = target.pid?.(scenario.kind);
+          const cpuBefore = pid === undefined ? 0 : cpuMsOf(pid);
           samples.get(target.name)?.push(await loadgen({ ...scenario.spec(url), url, sign }));
+          if (pid !== undefined) cpuMs.set(target.name, (cpuMs.get(target.name) ?? 0) + cpuMsOf(pid) - cpuBefore);
         }
       }
-      results.push({ scenario: scenario.name, unit: scenario.unit, targets: [...samples].map(([name, runs]) => summarize(name, runs, scenario)) });
+      results.push({ scenario: scenario.name, unit: scenario.unit, targets: [...samples].map(([name, runs]) => summarize(name, runs, scenario, cpuMs.get(name))) });
       console.error(`done: ${scenario.name}`);
     }
     if (ONLY !== undefined) return writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, only: ONLY, rounds: ROUNDS, results });
@@ -193,7 +206,7 @@ async function main(): Promise<void> {
   }
 }
 
-function summarize(name: string, runs: LoadResult[], scenario: Scenario): ScenarioResult['targets'][number] {
+function summarize(name: string, runs: LoadResult[], scenario: Scenario, cpuMs: number | undefined): ScenarioResult['targets'][number] {
   const rounds = runs.map((r) => metric(scenario, r));
   const median = (xs: number[]): number => xs[Math.floor(xs.length / 2)] ?? 0;
   return {
@@ -204,6 +217,7 @@ function summarize(name: string, runs: LoadResult[], scenario: Scenario): Scenar
     p99Ms: median(runs.map((r) => r.p99Ms).sort((a, b) => a - b)),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
     requests: runs.reduce((sum, r) => sum + r.requests, 0),
+    cpuUsPerRequest: cpuMs === undefined ? undefined : (cpuMs * 1000) / Math.max(1, runs.reduce((sum, r) => sum + r.requests, 0)),
   };
 }
 
