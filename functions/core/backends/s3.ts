@@ -7,7 +7,7 @@ import { sha256Hex } from '../bytes';
 import { xmlResponse } from '../responses';
 import { EMPTY_SHA256, UNSIGNED_PAYLOAD, signRequest } from '../sigv4';
 import { buildXml, childOf, parseXml, textOf, type XmlNode } from '../xml';
-import { readS3Listing } from './s3-listing';
+import { readS3ListingBody } from './s3-listing';
 import {
   passThroughHeaders,
   type ListPage,
@@ -138,12 +138,11 @@ export class S3Store implements ObjectStore {
     const url = this.url(undefined, query);
     const headers = await this.sign('GET', url, {}, EMPTY_SHA256);
     const response = await this.deps.client({ method: 'GET', url, headers }, signal);
-    const text = await backendDocument(response.body);
     if (response.status !== 200) {
-      const err = backendError(response.status, text);
+      const err = backendError(response.status, await backendDocument(response.body));
       throw this.clean(err.message) === undefined ? new S3Error(err.code, `The backend answered ${err.code}`) : err;
     }
-    const page = readS3Listing(text, prefix);
+    const page = await readS3ListingBody(response.body, prefix);
     if (page === undefined) throw new S3Error('BadGateway', 'The backend answered the listing with an unreadable document');
     return page;
   }

@@ -1,4 +1,4 @@
-import { UNRECOGNISED, parseS3Listing, readS3Listing, scanS3Listing } from '../../../functions/core/backends/s3-listing';
+import { UNRECOGNISED, parseS3Listing, readS3Listing, readS3ListingBody, scanS3Listing } from '../../../functions/core/backends/s3-listing';
 
 /**
  * Reading an S3 backend's ListBucketResult: the scanner reads the shape S3 implementations send, and gives
@@ -94,5 +94,56 @@ describe('scanS3Listing: hostile or unusual documents go to the parser', () => {
   it('GIVEN a DOCTYPE or an unknown entity THEN the listing is unreadable', () => {
     expect(readS3Listing(unrecognised[3][1], 'tenant-a/')).toBeUndefined();
     expect(readS3Listing(unrecognised[4][1], 'tenant-a/')).toBeUndefined();
+  });
+});
+
+describe('the scanner fed piece by piece, as a body arrives', () => {
+  const xml = doc(entry('tenant-a%2Fa&amp;b', '<Owner><ID>o</ID><DisplayName>o</DisplayName></Owner>') + entry('tenant-a%2F%C3%BC') + '<CommonPrefixes><Prefix>tenant-a%2Fd%2F</Prefix></CommonPrefixes>') + '\n';
+
+  it('GIVEN the document cut at every position THEN each reads as the whole does', () => {
+    const whole = scanS3Listing(xml, 'tenant-a/');
+    expect(whole).not.toBe(UNRECOGNISED);
+    for (let cut = 0; cut <= xml.length; cut++) expect(scanS3Listing([xml.slice(0, cut), xml.slice(cut)], 'tenant-a/')).toEqual(whole);
+  });
+
+  it('GIVEN the document one character at a time THEN it reads as the whole does', () => {
+    expect(scanS3Listing([...xml], 'tenant-a/')).toEqual(scanS3Listing(xml, 'tenant-a/'));
+  });
+
+  it('GIVEN a truncated document in pieces THEN the scanner does not decide', () => {
+    expect(scanS3Listing([xml.slice(0, 200), xml.slice(200, -30)], 'tenant-a/')).toBe(UNRECOGNISED);
+  });
+
+  it('GIVEN a comment arriving in a later piece THEN the scanner does not decide', () => {
+    const hostile = doc(`${entry('tenant-a%2Fk')}<!-- x -->`);
+    expect(scanS3Listing([hostile.slice(0, 300), hostile.slice(300)], 'tenant-a/')).toBe(UNRECOGNISED);
+  });
+});
+
+describe('readS3ListingBody', () => {
+  const body = (text: string, size: number): ReadableStream<Uint8Array> => {
+    const bytes = new TextEncoder().encode(text);
+    return new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += size) controller.enqueue(bytes.slice(i, i + size));
+        controller.close();
+      },
+    });
+  };
+
+  it('GIVEN a body in pieces that split UTF-8 characters THEN it reads as the whole text does', async () => {
+    const xml = doc(entry('tenant-a%2F\u00fc\u20ac\u{1F600}', '<Owner><ID>\u00fc</ID></Owner>'));
+    for (const size of [1, 2, 3, 7, 64, 100_000]) expect(await readS3ListingBody(body(xml, size), 'tenant-a/')).toEqual(parseS3Listing(xml, 'tenant-a/'));
+  });
+
+  it('GIVEN a hostile body in pieces THEN the parser reads all of it', async () => {
+    const xml = doc(`<!-- <Contents><Key>tenant-a%2Fhidden</Key></Contents> -->${entry('tenant-a%2Fk')}`);
+    const page = await readS3ListingBody(body(xml, 50), 'tenant-a/');
+    expect(page?.contents.map((c) => c.key)).toEqual(['k']);
+  });
+
+  it('GIVEN an unreadable body THEN there is no page', async () => {
+    expect(await readS3ListingBody(body('<ListBucketResult><Contents>', 5), 'tenant-a/')).toBeUndefined();
+    expect(await readS3ListingBody(null, 'tenant-a/')).toBeUndefined();
   });
 });
