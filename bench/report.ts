@@ -30,6 +30,8 @@ export interface Report {
   readonly rss?: Record<string, { baselineMiB: number; peakMiB: number; growthMiB: number; status: string }>;
   readonly sigv4?: { sequentialUs: number; concurrent16Us: number };
   readonly bundle?: { bytes: number; coldLoadMs: number } | { error: string };
+  /** Targets this run could not measure, and why (the container without podman). */
+  readonly skipped?: readonly string[];
 }
 
 const fixed = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : '–');
@@ -76,6 +78,7 @@ export function toMarkdown(report: Report): string {
     measures.push(`| Lambda handler bundle | ${report.bundle.error} |`);
   }
   if (measures.length > 0) lines.push('', '| Measure | Value |', '|---|---|', ...measures);
+  for (const reason of report.skipped ?? []) lines.push('', `Not measured: ${reason}`);
   return lines.join('\n') + '\n';
 }
 

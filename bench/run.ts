@@ -20,6 +20,7 @@ import { sigv4Micro } from './sigv4';
 import { writeReport, type ScenarioResult } from './report';
 import { bundleMetrics } from './bundle';
 import { cpuMsOf } from './cpu';
+import { startContainer, type BenchContainer } from './container';
 import { benchOptions, selectScenarios } from './options';
 import { buildBundles } from '../scripts/build';
 
@@ -142,6 +143,8 @@ async function main(): Promise<void> {
   let nginx: Nginx | undefined;
   let nodeHop: NodeHop | undefined;
   const gateways: RunningGateway[] = [];
+  let container: BenchContainer | undefined;
+  const skipped: string[] = [];
   try {
     await seed(dir, rgw);
     const filesRoot = join(dir, 'files');
@@ -150,17 +153,23 @@ async function main(): Promise<void> {
     // The gateways run from esbuild bundles with plain node, as deployed (under tsx the loader thread sits
     // in the request path).
     const bundles = await buildBundles(join(dir, 'dist'));
-    const bundleOf = { node: bundles['node-server'], lambda: bundles['lambda-local'] } as const;
+    const bundleOf = { node: bundles['node-server'], lambda: bundles['lambda-local'], web: bundles['web-local'] } as const;
     for (const runtime of RUNTIMES) {
       // Access logs go to files: a pipe drained by this process put its own CPU into the measurement (HEAD
       // at c32: 7% fewer requests per second through the gateway than with a file).
       const logFile = join(dir, `${runtime}-access.log`);
       gateways.push(await startGateway(runtime, { config: gatewayConfig(nginx, rgw), bundle: bundleOf[runtime as keyof typeof bundleOf], logFile }));
     }
+    // The container image, as a deployment runs it (Dockerfile, podman), where podman is installed.
+    const started = await startContainer(gatewayConfig(nginx, rgw));
+    if ('skipped' in started) skipped.push(`gateway (container): ${started.skipped}`);
+    else container = started;
     const n = nginx;
     const direct: Target = { name: 'direct', url: (kind, key) => `${kind === 'files' ? n.filesUrl : rgw.endpoint}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
     const proxy: Target = { name: 'nginx proxy', url: (kind, key) => `${kind === 'files' ? n.proxyUrls[0] : n.proxyUrls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
     const viaGateway = gateways.map((gw): Target => ({ name: `gateway (${gw.runtime})`, url: (kind, key) => `${gw.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY, pid: () => gw.pid }));
+    const inContainer = container;
+    if (inContainer !== undefined) viaGateway.push({ name: 'gateway (container)', url: (kind, key) => `${inContainer.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY });
     const hop = nodeHop;
     const bareNode: Target = { name: 'node:http hop', url: (kind, key) => `${kind === 'files' ? hop.urls[0] : hop.urls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true, pid: (kind) => (kind === 'files' ? hop.pids[0] : hop.pids[1]) };
     const targets = [direct, ...viaGateway, bareNode, proxy];
@@ -186,7 +195,7 @@ async function main(): Promise<void> {
       results.push({ scenario: scenario.name, unit: scenario.unit, targets: [...samples].map(([name, runs]) => summarize(name, runs, scenario, cpuMs.get(name))) });
       console.error(`done: ${scenario.name}`);
     }
-    if (ONLY !== undefined) return writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, only: ONLY, rounds: ROUNDS, results });
+    if (ONLY !== undefined) return writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, only: ONLY, rounds: ROUNDS, results, skipped });
     const nodeGateway = gateways.find((g) => g.runtime === 'node');
     const rss = nodeGateway
       ? {
@@ -196,9 +205,10 @@ async function main(): Promise<void> {
       : undefined;
     const sigv4 = await sigv4Micro(QUICK ? 2000 : 20000);
     const bundle = await bundleMetrics(QUICK ? 3 : 15);
-    writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, rounds: ROUNDS, results, rss, sigv4, bundle });
+    writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, rounds: ROUNDS, results, rss, sigv4, bundle, skipped });
   } finally {
     for (const gw of gateways) await gw.stop();
+    await container?.stop();
     await nodeHop?.stop();
     await nginx?.stop();
     await rgw.stop();

@@ -31,4 +31,9 @@ describe('Benchmark report', () => {
     expect(md).toContain('(only scenarios named "c32")');
     expect(md).not.toContain('| Measure | Value |');
   });
+
+  it('GIVEN a target the run could not start THEN the report says it was not measured and why', () => {
+    const md = toMarkdown({ date: 'd', quick: false, rounds: 3, results: [scenario], skipped: ['gateway (container): podman is not installed'] });
+    expect(md).toContain('Not measured: gateway (container): podman is not installed');
+  });
 });
