@@ -30,9 +30,10 @@ export interface RawEntry {
 }
 
 /** Fields of an entry by element name; other children (Owner, Type, ChecksumAlgorithm…) are skipped. */
-const ENTRY_FIELDS: ReadonlyMap<string, keyof RawEntry> = new Map([['Key', 'key'], ['LastModified', 'lastModified'], ['ETag', 'etag'], ['Size', 'size'], ['StorageClass', 'storageClass']]);
-const PREFIX_FIELDS: ReadonlyMap<string, 'prefix'> = new Map([['Prefix', 'prefix']]);
-const NO_FIELDS: ReadonlyMap<string, string> = new Map();
+type Fields<K extends string> = ReadonlyArray<readonly [name: string, slot: K]>;
+const ENTRY_FIELDS: Fields<keyof RawEntry> = [['Key', 'key'], ['LastModified', 'lastModified'], ['ETag', 'etag'], ['Size', 'size'], ['StorageClass', 'storageClass']];
+const PREFIX_FIELDS: Fields<'prefix'> = [['Prefix', 'prefix']];
+const NO_FIELDS: Fields<string> = [];
 const ROOT = 'ListBucketResult';
 /** Elements inside an entry may hold one more level (Owner's ID); anything deeper is not a listing's shape. */
 const MAX_ENTRY_DEPTH = 2;
@@ -101,11 +102,11 @@ export class ListingScanner {
     const listing = this.listing;
     if (name === 'Contents') {
       const entry: RawEntry = {};
-      if (!children(at, name, ENTRY_FIELDS, entry)) return FAILED;
+      if (!children(at, start + 1, name.length, ENTRY_FIELDS, entry)) return FAILED;
       listing.contents.push(entry);
     } else if (name === 'CommonPrefixes') {
       const common: { prefix?: string } = {};
-      if (!children(at, name, PREFIX_FIELDS, common)) return FAILED;
+      if (!children(at, start + 1, name.length, PREFIX_FIELDS, common)) return FAILED;
       listing.prefixes.push(common.prefix);
     } else {
       const value = at.text();
@@ -138,32 +139,43 @@ function prolog(at: Cursor, final: boolean): Step {
 }
 
 /**
- * An element with children (its start tag read): the text of each leaf child named in `fields` goes to its
- * slot in `out` (the first one counts); other children are skipped, and a child with children of its own
- * (Owner) is read through. False for anything else: text beside elements, an element with neither, or a
- * wanted field holding elements (each of which the parser would read differently).
+ * An element with children (its start tag read; its name at `nameStart`): the text of each leaf child named
+ * in `fields` goes to its slot in `out` (the first one counts); other children are skipped, and a child with
+ * children of its own (Owner) is read through. False for anything else: text beside elements, an element
+ * with neither, or a wanted field holding elements (each of which the parser would read differently). Names
+ * are compared where they stand and only the wanted values are cut out: most of a page is neither.
  */
-function children<K extends string>(at: Cursor, name: string, fields: ReadonlyMap<string, K>, out: Partial<Record<K, string>>, depth = 1): boolean {
+function children<K extends string>(at: Cursor, nameStart: number, nameLength: number, fields: Fields<K>, out: Partial<Record<K, string>>, depth = 1): boolean {
   let count = 0;
   for (;;) {
     at.skipSpace();
-    if (at.closeTag(name)) return count > 0;
-    const child = at.openTag();
-    if (child === undefined) return false;
+    if (at.closeAt(nameStart, nameLength)) return count > 0;
+    const childLength = at.openName();
+    if (childLength < 0) return false;
     count++;
+    const childStart = at.i - childLength - 1;
+    const slot = fieldAt(at.xml, childStart, childLength, fields);
     const start = at.i;
-    const value = at.text();
+    const value = slot === undefined ? at.skipText() : at.text();
     if (value === undefined) return false;
-    const slot = fields.get(child);
-    if (at.closeTag(child)) {
+    if (at.closeAt(childStart, childLength)) {
       if (slot !== undefined && out[slot] === undefined) out[slot] = value;
       continue;
     }
     // Not a leaf: only whitespace may stand before its first child.
-    if (slot !== undefined || depth >= MAX_ENTRY_DEPTH || value.trim() !== '') return false;
+    if (slot !== undefined || depth >= MAX_ENTRY_DEPTH || !at.blankSince(start)) return false;
     at.i = start;
-    if (!children(at, child, NO_FIELDS, {}, depth + 1)) return false;
+    if (!children(at, childStart, childLength, NO_FIELDS, {}, depth + 1)) return false;
   }
+}
+
+/** The slot of the field whose name stands at `start`, if it is one of `fields`. */
+function fieldAt<K extends string>(xml: string, start: number, length: number, fields: Fields<K>): K | undefined {
+  for (let f = 0; f < fields.length; f++) {
+    const [name, slot] = fields[f];
+    if (name.length === length && xml.startsWith(name, start)) return slot;
+  }
+  return undefined;
 }
 
 /** A cursor over the text: each read moves past what it recognised, or reports that it did not. */
@@ -188,6 +200,56 @@ class Cursor {
     if (c !== 62 /* > */ || j === start) return undefined;
     this.i = j + 1;
     return xml.slice(start, j);
+  }
+
+  /** `openTag` without cutting the name out: its length (the name ends just before the cursor), or -1. */
+  openName(): number {
+    const xml = this.xml;
+    if (xml.charCodeAt(this.i) !== 60 /* < */) return -1;
+    const start = this.i + 1;
+    let j = start;
+    let c = xml.charCodeAt(j);
+    while ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) c = xml.charCodeAt(++j);
+    if (c !== 62 /* > */ || j === start) return -1;
+    this.i = j + 1;
+    return j - start;
+  }
+
+  /** Consumes the end tag of the name standing at `start`; false when it is not at the cursor. */
+  closeAt(start: number, length: number): boolean {
+    const xml = this.xml;
+    const at = this.i;
+    if (xml.charCodeAt(at) !== 60 || xml.charCodeAt(at + 1) !== 47 /* / */ || xml.charCodeAt(at + 2 + length) !== 62) return false;
+    for (let k = 0; k < length; k++) if (xml.charCodeAt(at + 2 + k) !== xml.charCodeAt(start + k)) return false;
+    this.i = at + 3 + length;
+    return true;
+  }
+
+  /** Moves past text nobody reads: '' when it is there and its references are ones parseXml accepts. */
+  skipText(): '' | undefined {
+    const xml = this.xml;
+    const end = xml.indexOf('<', this.i);
+    if (end < 0) return undefined;
+    const amp = xml.indexOf('&', this.i);
+    if (amp >= 0 && amp < end) {
+      try {
+        decodeEntities(xml.slice(this.i, end));
+      } catch {
+        return undefined;
+      }
+    }
+    this.i = end;
+    return '';
+  }
+
+  /** Whether everything from `start` to the cursor is whitespace. */
+  blankSince(start: number): boolean {
+    const xml = this.xml;
+    for (let k = start; k < this.i; k++) {
+      const c = xml.charCodeAt(k);
+      if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return false;
+    }
+    return true;
   }
 
   /** Consumes `</name>` at the cursor; false when it is not there. */
