@@ -11,6 +11,8 @@ import { spawnServer } from './session';
  */
 export interface NodeHop {
   readonly urls: readonly string[];
+  /** The hop's process for each upstream, in the order of `urls`. */
+  readonly pids: readonly number[];
   stop(): Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export async function startNodeHop(dir: string, upstreams: readonly string[]): P
   for (const url of urls) await waitFor(url);
   return {
     urls,
+    pids: children.map((child) => child.pid ?? 0),
     stop: async () => {
       await Promise.all(children.map((child) => new Promise((r) => (child.exitCode !== null ? r(undefined) : (child.once('exit', r), child.kill())))));
     },

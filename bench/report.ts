@@ -16,8 +16,8 @@ export interface ScenarioResult {
     errors: number;
     requests: number;
     /**
-     * The gateway process's CPU time per request (median of the rounds), where measured: unlike throughput
-     * it barely moves when other work shares the machine.
+     * The server's CPU time per request (user + system, read from /proc where the bench can): unlike
+     * throughput it barely moves when other work shares the machine.
      */
     cpuUsPerRequest?: number;
   }[];
@@ -33,6 +33,8 @@ export interface Report {
   readonly rss?: Record<string, { baselineMiB: number; peakMiB: number; growthMiB: number; status: string }>;
   readonly sigv4?: { sequentialUs: number; concurrent16Us: number };
   readonly bundle?: { bytes: number; coldLoadMs: number } | { error: string };
+  /** Targets this run could not measure, and why (the container without podman). */
+  readonly skipped?: readonly string[];
 }
 
 const fixed = (n: number, digits = 1): string => (Number.isFinite(n) ? n.toFixed(digits) : '–');
@@ -44,8 +46,8 @@ export function toMarkdown(report: Report): string {
     ``,
     `${report.date}${report.quick ? ' (quick smoke run: numbers are not meaningful)' : ''}${report.only !== undefined ? ` (only scenarios named "${report.only}")` : ''}; ${report.rounds} interleaved round(s) per scenario; 2-core machine, loopback.`,
     ``,
-    `| Scenario | Target | Throughput | rounds (min-max) | p50 ms | p99 ms | vs direct | vs nginx | vs node hop | errors |`,
-    `|---|---|---|---|---|---|---|---|---|---|`,
+    `| Scenario | Target | Throughput | rounds (min-max) | p50 ms | p99 ms | vs direct | vs nginx | vs node hop | errors | CPU µs/req |`,
+    `|---|---|---|---|---|---|---|---|---|---|---|`,
   ];
   for (const s of report.results) {
     const direct = s.targets.find((t) => t.target === 'direct')?.value;
@@ -53,13 +55,14 @@ export function toMarkdown(report: Report): string {
     const nodeHop = s.targets.find((t) => t.target === 'node:http hop')?.value;
     const ratio = (value: number, base: number | undefined): string => (base ? `${fixed(value / base, 2)}x` : '–');
     for (const t of s.targets) {
+      const cpu = t.cpuUsPerRequest === undefined ? '–' : fixed(t.cpuUsPerRequest, 0);
       // A target that answered every request with an error has no throughput to compare, only a refusal.
       if (t.requests > 0 && t.errors >= t.requests) {
-        lines.push(`| ${s.scenario} | ${t.target} | – (every request refused) | – | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | – | – | – | ${t.errors} |`);
+        lines.push(`| ${s.scenario} | ${t.target} | – (every request refused) | – | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | – | – | – | ${t.errors} | ${cpu} |`);
         continue;
       }
       lines.push(
-        `| ${s.scenario} | ${t.target} | ${fixed(t.value)} ${s.unit} | ${range(t.rounds)} | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | ${ratio(t.value, direct)} | ${ratio(t.value, nginx)} | ${ratio(t.value, nodeHop)} | ${t.errors} |`,
+        `| ${s.scenario} | ${t.target} | ${fixed(t.value)} ${s.unit} | ${range(t.rounds)} | ${fixed(t.p50Ms, 2)} | ${fixed(t.p99Ms, 2)} | ${ratio(t.value, direct)} | ${ratio(t.value, nginx)} | ${ratio(t.value, nodeHop)} | ${t.errors} | ${cpu} |`,
       );
     }
   }
@@ -83,6 +86,7 @@ export function toMarkdown(report: Report): string {
     measures.push(`| Lambda handler bundle | ${report.bundle.error} |`);
   }
   if (measures.length > 0) lines.push('', '| Measure | Value |', '|---|---|', ...measures);
+  for (const reason of report.skipped ?? []) lines.push('', `Not measured: ${reason}`);
   return lines.join('\n') + '\n';
 }
 

@@ -7,7 +7,7 @@
  * the scenarios whose name contains the text, without the other measures, into bench/results/only.*.
  */
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
@@ -19,6 +19,8 @@ import { startNodeHop, type NodeHop } from './node-hop';
 import { sigv4Micro } from './sigv4';
 import { writeReport, type ScenarioResult } from './report';
 import { bundleMetrics } from './bundle';
+import { cpuMsOf } from './cpu';
+import { startContainer, type BenchContainer } from './container';
 import { benchOptions, selectScenarios } from './options';
 import { buildBundles } from '../scripts/build';
 
@@ -34,6 +36,8 @@ interface Target {
   readonly url: (kind: 'files' | 'rgw', key: string) => string;
   readonly sign?: { accessKeyId: string; secretAccessKey: string };
   readonly signDirect?: boolean;
+  /** The server's process for a scenario's kind of backend, when the bench can read its CPU time. */
+  readonly pid?: (kind: 'files' | 'rgw') => number;
 }
 
 interface Scenario {
@@ -91,6 +95,9 @@ const SCENARIOS: readonly Scenario[] = [
   { name: 'GET 256 MiB, c1', unit: 'MiB/s', kind: 'files', key: 'obj-256m', spec: () => ({ method: 'GET', concurrency: 1, count: QUICK ? 1 : 3 }) },
   { name: 'PUT 64 MiB plain, c1', unit: 'MiB/s', kind: 'rgw', key: 'put-64m', spec: () => ({ method: 'PUT', concurrency: 1, count: QUICK ? 1 : 3, bodyBytes: 64 * MiB }) },
   { name: 'ListObjectsV2 1,000 keys, c1', unit: 'req/s', kind: 'rgw', key: '?list-type=2&prefix=list%2F&max-keys=1000', spec: () => ({ method: 'GET', concurrency: 1, durationMs: DURATION_MS }) },
+  // 500 keys and 500 common prefixes under tree/ (seed): a page of folders, as a file browser or sync lists.
+  { name: 'ListObjectsV2 1,000 keys and prefixes, delimiter, c1', unit: 'req/s', kind: 'rgw', key: '?list-type=2&prefix=tree%2F&delimiter=%2F&max-keys=1000', spec: () => ({ method: 'GET', concurrency: 1, durationMs: DURATION_MS }) },
+  { name: 'ListObjects (V1) 1,000 keys, c1', unit: 'req/s', kind: 'rgw', key: '?prefix=list%2F&max-keys=1000', spec: () => ({ method: 'GET', concurrency: 1, durationMs: DURATION_MS }) },
 ];
 
 /** aws-chunked PUT goes to the gateway only: RGW rejects trailers, so the gateway decodes and sends it plain. */
@@ -115,7 +122,10 @@ async function seed(dir: string, rgw: Rgw): Promise<void> {
   writeFileSync(join(root, 'obj-1g'), Buffer.alloc(1024 * MiB, 'a'));
   await createBucket(rgw, 'bench');
   const s3 = rgwS3Client(rgw);
-  const keys = Array.from({ length: QUICK ? 50 : 1000 }, (_, i) => `list/k-${String(i).padStart(4, '0')}`);
+  const count = QUICK ? 50 : 1000;
+  const keys = Array.from({ length: count }, (_, i) => `list/k-${String(i).padStart(4, '0')}`);
+  // A delimiter listing of tree/ shows half of these as keys and half as common prefixes (one key each).
+  for (let i = 0; i < count / 2; i++) keys.push(`tree/f-${String(i).padStart(4, '0')}`, `tree/d-${String(i).padStart(4, '0')}/k`);
   for (let i = 0; i < keys.length; i += 50) {
     await Promise.all(keys.slice(i, i + 50).map((Key) => s3.send(new PutObjectCommand({ Bucket: 'bench', Key, Body: 'x' }))));
   }
@@ -139,6 +149,8 @@ async function main(): Promise<void> {
   let nginx: Nginx | undefined;
   let nodeHop: NodeHop | undefined;
   const gateways: RunningGateway[] = [];
+  let container: BenchContainer | undefined;
+  const skipped: string[] = [];
   try {
     await seed(dir, rgw);
     const filesRoot = join(dir, 'files');
@@ -147,7 +159,7 @@ async function main(): Promise<void> {
     // The gateways run from esbuild bundles with plain node, as deployed (under tsx the loader thread sits
     // in the request path).
     const bundles = await buildBundles(join(dir, 'dist'));
-    const bundleOf = { node: bundles['node-server'], lambda: bundles['lambda-local'] } as const;
+    const bundleOf = { node: bundles['node-server'], lambda: bundles['lambda-local'], web: bundles['web-local'] } as const;
     for (const runtime of RUNTIMES) {
       // Access logs go to files: a pipe drained by this process put its own CPU into the measurement (HEAD
       // at c32: 7% fewer requests per second through the gateway than with a file).
@@ -163,24 +175,30 @@ async function main(): Promise<void> {
       env: { METRICS_PORT: String(metricsPort) },
     });
     gateways.push(withMetrics);
+    // The container image, as a deployment runs it (Dockerfile, podman), where podman is installed.
+    const started = await startContainer(gatewayConfig(nginx, rgw));
+    if ('skipped' in started) skipped.push(`gateway (container): ${started.skipped}`);
+    else container = started;
     const n = nginx;
     const direct: Target = { name: 'direct', url: (kind, key) => `${kind === 'files' ? n.filesUrl : rgw.endpoint}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
     const proxy: Target = { name: 'nginx proxy', url: (kind, key) => `${kind === 'files' ? n.proxyUrls[0] : n.proxyUrls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
-    const viaGateway = gateways.filter((gw) => gw !== withMetrics).map((gw): Target => ({ name: `gateway (${gw.runtime})`, url: (kind, key) => `${gw.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY }));
+    const viaGateway = gateways
+      .filter((gw) => gw !== withMetrics)
+      .map((gw): Target => ({ name: `gateway (${gw.runtime})`, url: (kind, key) => `${gw.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY, pid: () => gw.pid }));
+    const inContainer = container;
+    if (inContainer !== undefined) viaGateway.push({ name: 'gateway (container)', url: (kind, key) => `${inContainer.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY });
     const hop = nodeHop;
-    const bareNode: Target = { name: 'node:http hop', url: (kind, key) => `${kind === 'files' ? hop.urls[0] : hop.urls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
+    const bareNode: Target = { name: 'node:http hop', url: (kind, key) => `${kind === 'files' ? hop.urls[0] : hop.urls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true, pid: (kind) => (kind === 'files' ? hop.pids[0] : hop.pids[1]) };
     const targets = [direct, ...viaGateway, bareNode, proxy];
     const rgwKeys = { accessKeyId: rgw.accessKeyId, secretAccessKey: rgw.secretAccessKey };
     const results: ScenarioResult[] = [];
     for (const scenario of scenarios) {
-      const metricsOn: Target = { name: 'gateway (node, metrics on)', url: (kind, key) => `${withMetrics.endpoint}/${kind}/${key}`, sign: KEY };
+      const metricsOn: Target = { name: 'gateway (node, metrics on)', url: (kind, key) => `${withMetrics.endpoint}/${kind}/${key}`, sign: KEY, pid: () => withMetrics.pid };
       const applicable = scenario === CHUNKED_PUT ? viaGateway : scenario === METRICS_AB ? [viaGateway.find((t) => t.name === 'gateway (node)') as Target, metricsOn] : targets;
       // Scraped as Prometheus would (every second) while the A/B runs: the cost of being scraped counts too.
       const scraper = scenario === METRICS_AB ? setInterval(() => void fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text()).catch(() => undefined), 1000) : undefined;
       const samples = new Map<string, LoadResult[]>(applicable.map((t) => [t.name, []]));
-      // The A/B also measures each gateway process's CPU per request, which other work on the machine moves far less.
-      const pids = new Map<string, number>(scenario === METRICS_AB ? [['gateway (node)', (gateways.find((g) => g.runtime === 'node' && g !== withMetrics) as RunningGateway).pid], [metricsOn.name, withMetrics.pid]] : []);
-      const cpu = new Map<string, number[]>();
+      const cpuMs = new Map<string, number>();
       for (let round = 0; round < ROUNDS; round++) {
         // Rotate the order every round (A B C, B C A, …) so drift and warm-up cancel out.
         const order = applicable.map((_, i) => applicable[(i + round) % applicable.length]);
@@ -188,18 +206,17 @@ async function main(): Promise<void> {
           // Unsigned GETs hit anonymous buckets; signed paths are signed by the gateway key or the backend's own.
           const sign = scenario.kind === 'rgw' ? (target.sign ?? (target.signDirect ? rgwKeys : undefined)) : undefined;
           const url = target.url(scenario.kind, scenario.key);
-          const pid = pids.get(target.name);
-          const before = pid === undefined ? 0 : cpuSeconds(pid);
-          const result = await loadgen({ ...scenario.spec(url), url, sign });
-          samples.get(target.name)?.push(result);
-          if (pid !== undefined && result.requests > 0) cpu.set(target.name, [...(cpu.get(target.name) ?? []), ((cpuSeconds(pid) - before) / result.requests) * 1e6]);
+          const pid = target.pid?.(scenario.kind);
+          const cpuBefore = pid === undefined ? 0 : cpuMsOf(pid);
+          samples.get(target.name)?.push(await loadgen({ ...scenario.spec(url), url, sign }));
+          if (pid !== undefined) cpuMs.set(target.name, (cpuMs.get(target.name) ?? 0) + cpuMsOf(pid) - cpuBefore);
         }
       }
       clearInterval(scraper);
-      results.push({ scenario: scenario.name, unit: scenario.unit, targets: [...samples].map(([name, runs]) => summarize(name, runs, scenario, cpu.get(name))) });
+      results.push({ scenario: scenario.name, unit: scenario.unit, targets: [...samples].map(([name, runs]) => summarize(name, runs, scenario, cpuMs.get(name))) });
       console.error(`done: ${scenario.name}`);
     }
-    if (ONLY !== undefined) return writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, only: ONLY, rounds: ROUNDS, results });
+    if (ONLY !== undefined) return writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, only: ONLY, rounds: ROUNDS, results, skipped });
     const nodeGateway = gateways.find((g) => g.runtime === 'node');
     const rss = nodeGateway
       ? {
@@ -209,9 +226,10 @@ async function main(): Promise<void> {
       : undefined;
     const sigv4 = await sigv4Micro(QUICK ? 2000 : 20000);
     const bundle = await bundleMetrics(QUICK ? 3 : 15);
-    writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, rounds: ROUNDS, results, rss, sigv4, bundle });
+    writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, rounds: ROUNDS, results, rss, sigv4, bundle, skipped });
   } finally {
     for (const gw of gateways) await gw.stop();
+    await container?.stop();
     await nodeHop?.stop();
     await nginx?.stop();
     await rgw.stop();
@@ -219,17 +237,10 @@ async function main(): Promise<void> {
   }
 }
 
-/** User and system CPU time a process has used, from /proc (clock ticks of 1/100 s on Linux). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function summarize(name: string, runs: LoadResult[], scenario: Scenario, cpuUs?: number[]): ScenarioResult['targets'][number] {
+function summarize(name: string, runs: LoadResult[], scenario: Scenario, cpuMs: number | undefined): ScenarioResult['targets'][number] {
   const rounds = runs.map((r) => metric(scenario, r));
   const median = (xs: number[]): number => xs[Math.floor(xs.length / 2)] ?? 0;
   return {
-    ...(cpuUs && cpuUs.length > 0 ? { cpuUsPerRequest: median([...cpuUs].sort((a, b) => a - b)) } : {}),
     target: name,
     value: median([...rounds].sort((a, b) => a - b)),
     rounds,
@@ -237,6 +248,7 @@ function summarize(name: string, runs: LoadResult[], scenario: Scenario, cpuUs?:
     p99Ms: median(runs.map((r) => r.p99Ms).sort((a, b) => a - b)),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
     requests: runs.reduce((sum, r) => sum + r.requests, 0),
+    cpuUsPerRequest: cpuMs === undefined ? undefined : (cpuMs * 1000) / Math.max(1, runs.reduce((sum, r) => sum + r.requests, 0)),
   };
 }
 

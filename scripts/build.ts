@@ -5,7 +5,9 @@
  * throughput (measured).
  */
 import { build } from 'esbuild';
+import { chmodSync, copyFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { EXEC_WRAPPER_NAME } from './lambda-local/exec-wrapper';
 
 const ROOT = resolve(__dirname, '..');
 
@@ -38,6 +40,10 @@ export async function buildBundles(outdir = resolve(ROOT, 'dist')): Promise<Reco
     });
     out[name] = outfile;
   }
+  // The local Function URL starts its runtime through the exec wrapper the function ships with (found beside it).
+  const wrapper = resolve(outdir, EXEC_WRAPPER_NAME);
+  copyFileSync(resolve(ROOT, 'functions', 'runtime', 'lambda', EXEC_WRAPPER_NAME), wrapper);
+  chmodSync(wrapper, 0o755);
   return out;
 }
 

@@ -4,14 +4,18 @@
  * (default 8080) and gateway variables as `npm run serve`; NAME_PARAMETER variables read from SSM as on
  * Lambda (set AWS_REGION, and AWS_ENDPOINT_URL_SSM for a local SSM). Prints the same
  * `{"message":"gateway listening","url":...}` line, and refuses to start on an invalid configuration.
+ * As on Lambda, the handler runs in a node started through the function's exec wrapper (its V8 flags): this
+ * process starts that one and waits for it.
  */
 import type { AddressInfo } from 'node:net';
 import { ConfigError } from '../functions/core/config/parse';
 import { processEnvironment, readLambdaSettings, readListenSettings } from '../functions/runtime/shared/settings';
 import { installAwsLambda } from './lambda-local/awslambda';
+import { execWrapperPath, RUNTIME_MARK, runThroughWrapper } from './lambda-local/exec-wrapper';
 import { createFunctionUrlServer } from './lambda-local/function-url';
 
 async function main(): Promise<void> {
+  if (process.env[RUNTIME_MARK] === undefined) return runThroughWrapper(execWrapperPath(__dirname), __filename);
   // The runtime defines the global before it loads the handler module, which uses it at load time.
   installAwsLambda();
   const { host, port } = readListenSettings(processEnvironment());
@@ -28,8 +32,12 @@ async function main(): Promise<void> {
   const address = server.address() as AddressInfo;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   console.error(JSON.stringify({ time: new Date().toISOString(), message: 'gateway listening', url, runtime: 'lambda (local Function URL)' }));
+  // The terminal's SIGINT reaches this process and, passed on, again from the launcher: drain once.
+  let draining = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      if (draining) return;
+      draining = true;
       console.error(JSON.stringify({ time: new Date().toISOString(), message: `${signal}: draining connections` }));
       server.close(() => process.exit(0));
       server.closeIdleConnections();

@@ -19,6 +19,25 @@ export function xmlResponse(status: number, xml: string, requestId: string, head
   };
 }
 
+const ENCODER = new TextEncoder();
+
+/**
+ * A long document that was written in pieces, sent as their bytes one after another with the total length:
+ * no single string or buffer of the whole is made (see list-xml.ts for why that matters).
+ */
+export function xmlPiecesResponse(pieces: readonly string[], requestId: string): ProxyResponse {
+  const chunks = pieces.map((piece) => ENCODER.encode(piece));
+  let length = 0;
+  for (const chunk of chunks) length += chunk.byteLength;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+  return { status: 200, headers: { 'content-type': 'application/xml', 'x-amz-request-id': requestId, 'content-length': String(length) }, body };
+}
+
 export function s3Xml(root: string, body: XmlNode, requestId: string): ProxyResponse {
   return xmlResponse(200, buildXml(root, body, S3_XMLNS), requestId);
 }

@@ -18,8 +18,12 @@ export class XmlSequence {
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 
+const SPECIAL = /[&<>"']/;
+const SPECIALS = /[&<>"']/g;
+
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+  // Most text has nothing to escape: a test allocates nothing, a replace builds a new string.
+  return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPES[c]) : text;
 }
 
 /**
@@ -168,7 +172,11 @@ function attach(parent: Frame, child: Frame): void {
 
 const NAMED_ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
 
-function decodeEntities(raw: string): string {
+/**
+ * Text with the predefined and numeric character references decoded; throws on any other `&` (an unknown
+ * entity, a stray ampersand, a reference to a code point XML excludes), as parseXml refuses those.
+ */
+export function decodeEntities(raw: string): string {
   return raw.replace(/&([^;&]*);?/g, (match, body: string) => {
     if (!match.endsWith(';')) fail();
     const named = NAMED_ENTITIES[body];

@@ -14,6 +14,13 @@ const ROOT = join(__dirname, '..', '..');
 /** Where the bundled configuration lives inside the function (Lambda unpacks the asset in /var/task). */
 const DEPLOYED_CONFIG_PATH = '/var/task/proxy.toml';
 
+/**
+ * The exec wrapper Lambda's runtime starts node through (AWS_LAMBDA_EXEC_WRAPPER): it adds the Node server's
+ * V8 flags, which V8 refuses in NODE_OPTIONS (ADR 0003). Shipped beside the bundle.
+ */
+const EXEC_WRAPPER = join(ROOT, 'functions', 'runtime', 'lambda', 'exec-wrapper.sh');
+const DEPLOYED_EXEC_WRAPPER = '/var/task/exec-wrapper.sh';
+
 /** Variables the construct sets itself; `environment` may not override them. */
 const RESERVED_VARIABLES = [
   'CONFIG_PATH', 'OIDC_PROVIDER_KEY_PARAMETER', 'SESSION_TOKEN_KEY_PARAMETER', 'OIDC_PROVIDER_ISSUER_PARAMETER',
@@ -122,6 +129,7 @@ export class S3Gateway extends Construct {
         KEY_ROTATION: props.keyRotation ?? '',
         // Stack traces in the logs point into functions/*.ts (the bundle ships its source map).
         NODE_OPTIONS: '--enable-source-maps',
+        AWS_LAMBDA_EXEC_WRAPPER: DEPLOYED_EXEC_WRAPPER,
       },
       bundling: {
         minify: true,
@@ -133,7 +141,12 @@ export class S3Gateway extends Construct {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (_input: string, output: string) => [`cp ${shellQuote(config.path)} ${shellQuote(join(output, 'proxy.toml'))}`],
+          afterBundling: (_input: string, output: string) => [
+            `cp ${shellQuote(config.path)} ${shellQuote(join(output, 'proxy.toml'))}`,
+            // Lambda executes the wrapper itself: it must stay executable in the asset.
+            `cp ${shellQuote(EXEC_WRAPPER)} ${shellQuote(join(output, 'exec-wrapper.sh'))}`,
+            `chmod 755 ${shellQuote(join(output, 'exec-wrapper.sh'))}`,
+          ],
         },
       },
     });

@@ -1,6 +1,6 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatewayStack } from '../../lib/gateway-stack';
@@ -12,7 +12,7 @@ import { GatewayStack } from '../../lib/gateway-stack';
 
 const ROOT = join(__dirname, '..', '..');
 
-test('GIVEN bundling WHEN the stack is synthesized THEN each function asset holds a minified bundle with its SDK and source map, and the gateway asset holds the configuration', () => {
+test('GIVEN bundling WHEN the stack is synthesized THEN each function asset holds a minified bundle with its SDK and source map, and the gateway asset holds the configuration and an executable exec wrapper', () => {
   const outdir = mkdtempSync(join(tmpdir(), 'gateway-cdk-out-'));
   try {
     const app = new App({ outdir });
@@ -28,6 +28,10 @@ test('GIVEN bundling WHEN the stack is synthesized THEN each function asset hold
 
     const gateway = assetOf('GatewayFunction');
     expect(readFileSync(join(gateway, 'proxy.toml'), 'utf8')).toBe(readFileSync(configFile, 'utf8'));
+    // AWS_LAMBDA_EXEC_WRAPPER points here: Lambda executes it, so it must be there and executable.
+    const wrapper = join(gateway, 'exec-wrapper.sh');
+    expect(readFileSync(wrapper, 'utf8')).toBe(readFileSync(join(ROOT, 'functions', 'runtime', 'lambda', 'exec-wrapper.sh'), 'utf8'));
+    expect(statSync(wrapper).mode & 0o111).toBe(0o111);
     const bundle = readFileSync(join(gateway, 'index.js'), 'utf8');
     expect(existsSync(join(gateway, 'index.js.map'))).toBe(true);
     expect(bundle).toContain('GetParameterCommand');

@@ -83,6 +83,12 @@ describe('GatewayStack', () => {
     });
   });
 
+  test('GIVEN the defaults WHEN synthesized THEN Lambda starts node through the bundled exec wrapper, which adds the V8 flags NODE_OPTIONS cannot carry', () => {
+    const { template } = synth();
+    const [, fn] = gatewayFunction(template);
+    expect(fn.Properties).toMatchObject({ Environment: { Variables: { AWS_LAMBDA_EXEC_WRAPPER: '/var/task/exec-wrapper.sh' } } });
+  });
+
   test('GIVEN the defaults WHEN synthesized THEN the function learns parameter names, never key values', () => {
     const { template } = synth();
     const [, fn] = gatewayFunction(template);

@@ -255,7 +255,8 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
       return pattern.test(output);
     },
     // The local Web Function endpoint stands for Lambda's own infrastructure: the gateway is its child process.
-    rss: () => (runtime === 'web' ? childrenOf(child.pid ?? 0).reduce((sum, pid) => sum + rssOf(pid), 0) : rssOf(child.pid ?? 0)),
+    // The local Function URL's handler runs in a child too, started through the function's exec wrapper.
+    rss: () => (runtime === 'web' || runtime === 'lambda' ? childrenOf(child.pid ?? 0).reduce((sum, pid) => sum + rssOf(pid), 0) : rssOf(child.pid ?? 0)),
     kill: (signal) => void child.kill(signal),
     exited,
     stop: async () => {
@@ -351,7 +352,8 @@ function rssOf(pid: number): number {
   return total;
 }
 
-function childrenOf(pid: number): number[] {
+/** The processes `pid` started (from /proc): the local fronts run their function in a child. */
+export function childrenOf(pid: number): number[] {
   const children: number[] = [];
   try {
     for (const task of readdirSync(`/proc/${pid}/task`)) {

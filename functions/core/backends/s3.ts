@@ -6,10 +6,10 @@ import { encodeKey } from '../keys';
 import { sha256Hex } from '../bytes';
 import { withErrorCode, xmlResponse } from '../responses';
 import { EMPTY_SHA256, UNSIGNED_PAYLOAD, signRequest } from '../sigv4';
-import { buildXml, childOf, listOf, parseXml, textOf, type ParsedXml, type XmlNode } from '../xml';
+import { buildXml, childOf, parseXml, textOf, type XmlNode } from '../xml';
+import { readS3ListingBody } from './s3-listing';
 import {
   passThroughHeaders,
-  type ListEntry,
   type ListPage,
   type ListParams,
   type ObjectRequest,
@@ -138,14 +138,13 @@ export class S3Store implements ObjectStore {
     const url = this.url(undefined, query);
     const headers = await this.sign('GET', url, {}, EMPTY_SHA256);
     const response = await this.deps.client({ method: 'GET', url, headers }, signal);
-    const text = await backendDocument(response.body);
     if (response.status !== 200) {
-      const err = backendError(response.status, text);
+      const err = backendError(response.status, await backendDocument(response.body));
       throw this.clean(err.message) === undefined ? new S3Error(err.code, `The backend answered ${err.code}`) : err;
     }
-    const doc = childOf(parseXml(text), 'ListBucketResult');
-    if (doc === undefined) throw new S3Error('BadGateway', 'The backend answered the listing with an unreadable document');
-    return readListing(doc, prefix);
+    const page = await readS3ListingBody(response.body, prefix);
+    if (page === undefined) throw new S3Error('BadGateway', 'The backend answered the listing with an unreadable document');
+    return page;
   }
 
   /** Signed headers for a backend request, or the headers untouched for an anonymous backend. */
@@ -184,35 +183,6 @@ const ERROR_DETAILS = [
   'Condition', 'RangeRequested', 'ActualObjectSize', 'ArgumentName', 'ArgumentValue', 'MaxSizeAllowed', 'MinSizeAllowed',
   'ProposedSize', 'PartNumber', 'UploadId', 'VersionId', 'ETag', 'Method', 'ResourceType',
 ];
-
-/** A backend listing with keys URL-decoded and the backend prefix stripped. */
-function readListing(doc: ParsedXml, backendPrefix: string): ListPage {
-  const strip = (value: string | undefined): string | undefined => {
-    if (value === undefined) return undefined;
-    const decoded = decodeURIComponent(value);
-    return decoded.startsWith(backendPrefix) ? decoded.slice(backendPrefix.length) : undefined;
-  };
-  const contents: ListEntry[] = [];
-  for (const item of listOf(doc, 'Contents')) {
-    const key = strip(textOf(childOf(item, 'Key')));
-    if (key === undefined) continue;
-    contents.push({
-      key,
-      lastModified: textOf(childOf(item, 'LastModified')) ?? '',
-      etag: textOf(childOf(item, 'ETag')) ?? '',
-      size: Number(textOf(childOf(item, 'Size')) ?? 0),
-      storageClass: textOf(childOf(item, 'StorageClass')) ?? 'STANDARD',
-    });
-  }
-  const commonPrefixes = listOf(doc, 'CommonPrefixes')
-    .map((cp) => strip(textOf(childOf(cp, 'Prefix'))))
-    .filter((p): p is string => p !== undefined);
-  return {
-    contents,
-    commonPrefixes,
-    isTruncated: textOf(childOf(doc, 'IsTruncated')) === 'true',
-  };
-}
 
 /** The backend's S3 error, re-raised with its code when it is one S3 clients know. */
 export function backendError(status: number, body: string): S3Error {

@@ -12,16 +12,13 @@ import type { KeyRange } from '../auth/scopes';
 import { compareKeys } from '../keys';
 import { S3Error, notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
-import { encodeKey } from '../keys';
-import { s3Xml } from '../responses';
 import type { ListEntry, ListPage, ListParams } from '../backends/store';
-import type { XmlNode } from '../xml';
 import type { BucketContext, RequestContext } from '../context';
 import { MARKER_TAG, ListTokens, type ListHint, type ListPosition } from './list-token';
+import { renderListing } from './list-xml';
 import { authorizeKey, respond, type Handler } from './operation';
 
-/** Who owns every listed object, as ListBuckets says: the gateway (backend owners are never shown). */
-export const GATEWAY_OWNER = { ID: 'gateway', DisplayName: 'gateway' } as const;
+export { GATEWAY_OWNER, renderListing } from './list-xml';
 
 /** Store pages read for one client page before the gateway answers a short, truncated one (S3 allows it). */
 const MAX_STORE_PAGES = 10;
@@ -211,18 +208,6 @@ async function exactKey(ctx: BucketContext, key: string): Promise<ListEntry | un
   return entry?.key === key ? entry : undefined;
 }
 
-/**
- * The ListBucketResult XML for a page, under the bucket name the client asked for. With `encoding-type=url`
- * the elements S3 encodes are URL-encoded, and only those (the ones botocore decodes again): V2's Prefix,
- * Delimiter, StartAfter, keys and common prefixes; V1's Delimiter, Marker, NextMarker, keys and common
- * prefixes, but not its Prefix. A V2 `continuation-token` is echoed whenever one was sent, even empty.
- */
-export function renderListing(ctx: RequestContext, name: string, version: 1 | 2, params: ListParams, page: ListPage): ProxyResponse {
-  const encode: Encode = ctx.query.get('encoding-type') === 'url' ? (s) => encodeKey(s) : identity;
-  const body = version === 2 ? v2Body(params, page, encode, ctx.query.get('continuation-token')) : v1Body(params, page, encode);
-  return s3Xml('ListBucketResult', { Name: name, ...body }, ctx.requestId);
-}
-
 /** Reads the listing parameters from the query, with S3's defaults and limits. */
 export function listParams(ctx: RequestContext, version: 1 | 2): ListParams {
   const q = ctx.query;
@@ -239,50 +224,5 @@ export function listParams(ctx: RequestContext, version: 1 | 2): ListParams {
     continuationToken: version === 2 ? q.get('continuation-token') || undefined : undefined,
     startAfter: version === 2 ? q.get('start-after') || undefined : undefined,
     fetchOwner: q.get('fetch-owner') === 'true',
-  };
-}
-
-type Encode = (value: string) => string;
-
-function v2Body(params: ListParams, page: ListPage, encode: Encode, continuationToken: string | undefined): XmlNode {
-  return {
-    Prefix: encode(params.prefix),
-    Delimiter: params.delimiter === undefined ? undefined : encode(params.delimiter),
-    MaxKeys: params.maxKeys,
-    EncodingType: encode === identity ? undefined : 'url',
-    KeyCount: page.contents.length + page.commonPrefixes.length,
-    IsTruncated: page.isTruncated,
-    ContinuationToken: continuationToken,
-    NextContinuationToken: page.isTruncated ? page.nextContinuationToken : undefined,
-    StartAfter: params.startAfter === undefined ? undefined : encode(params.startAfter),
-    Contents: page.contents.map((e) => entry(e, encode, params.fetchOwner)),
-    CommonPrefixes: page.commonPrefixes.map((p) => ({ Prefix: encode(p) })),
-  };
-}
-
-function v1Body(params: ListParams, page: ListPage, encode: Encode): XmlNode {
-  return {
-    Prefix: params.prefix,
-    Marker: encode(params.marker ?? ''),
-    MaxKeys: params.maxKeys,
-    Delimiter: params.delimiter === undefined ? undefined : encode(params.delimiter),
-    EncodingType: encode === identity ? undefined : 'url',
-    IsTruncated: page.isTruncated,
-    NextMarker: page.isTruncated && page.nextMarker !== undefined ? encode(page.nextMarker) : undefined,
-    Contents: page.contents.map((e) => entry(e, encode, true)),
-    CommonPrefixes: page.commonPrefixes.map((p) => ({ Prefix: encode(p) })),
-  };
-}
-
-const identity: Encode = (s) => s;
-
-function entry(e: ListEntry, encode: Encode, withOwner: boolean): XmlNode {
-  return {
-    Key: encode(e.key),
-    LastModified: e.lastModified,
-    ETag: e.etag,
-    Size: e.size,
-    Owner: withOwner ? GATEWAY_OWNER : undefined,
-    StorageClass: e.storageClass,
   };
 }

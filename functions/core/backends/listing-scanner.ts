@@ -1,0 +1,288 @@
+/**
+ * The scanner behind readS3Listing (s3-listing.ts): reads a ListBucketResult of the shape S3 implementations
+ * send, piece by piece as the body arrives, and gives up on anything else (the general parser decides then).
+ *
+ * Fed piece by piece, it never holds the whole document as one string: only the unread tail of the last
+ * piece and the entries read so far. A string over ~128 KB goes to V8's large-object space, a fresh mapping
+ * per string; on the bench machine decoding a 290 KB page into one string took ~7x as long per byte as
+ * decoding it in 64 KB pieces, and flattening the whole page cost as much again.
+ *
+ * The shape: an optional `<?xml …?>` declaration, `<ListBucketResult …>` (attributes allowed on the root
+ * only, double-quoted, without `<` or `>` in them), then elements without attributes, whose text holds no
+ * markup (no comment, CDATA or processing instruction) and only the references parseXml decodes. Entries may
+ * hold one more level (Owner's ID). Anything else makes the scanner give up.
+ */
+import { decodeEntities } from '../xml';
+
+/** The fields of a listing the gateway uses, as the backend wrote them (entities decoded, keys still URL-encoded). */
+export interface RawListing {
+  readonly contents: RawEntry[];
+  readonly prefixes: (string | undefined)[];
+  isTruncated: string | undefined;
+}
+
+export interface RawEntry {
+  key?: string;
+  lastModified?: string;
+  etag?: string;
+  size?: string;
+  storageClass?: string;
+}
+
+/** Fields of an entry by element name; other children (Owner, Type, ChecksumAlgorithm…) are skipped. */
+type Fields<K extends string> = ReadonlyArray<readonly [name: string, slot: K]>;
+const ENTRY_FIELDS: Fields<keyof RawEntry> = [['Key', 'key'], ['LastModified', 'lastModified'], ['ETag', 'etag'], ['Size', 'size'], ['StorageClass', 'storageClass']];
+const PREFIX_FIELDS: Fields<'prefix'> = [['Prefix', 'prefix']];
+const NO_FIELDS: Fields<string> = [];
+const ROOT = 'ListBucketResult';
+/** Elements inside an entry may hold one more level (Owner's ID); anything deeper is not a listing's shape. */
+const MAX_ENTRY_DEPTH = 2;
+/** A declaration and root start tag longer than this is not the shape backends send. */
+const MAX_PROLOG_CHARS = 4096;
+
+/** The outcome of one step: done with it, wait for more text, or give up. */
+const MORE = 0;
+const FAILED = 1;
+type Step = boolean | typeof MORE | typeof FAILED;
+
+export class ListingScanner {
+  readonly listing: RawListing = { contents: [], prefixes: [], isTruncated: undefined };
+  private pending = '';
+  private phase: 'prolog' | 'elements' | 'done' | 'failed' = 'prolog';
+
+  /** Takes the next piece of the document; false once the scanner has given up. */
+  feed(text: string): boolean {
+    if (this.phase !== 'failed') {
+      this.pending = this.pending.length === 0 ? text : this.pending + text;
+      this.advance(false);
+    }
+    return this.phase !== 'failed';
+  }
+
+  /** After the last piece: the listing, or undefined when the document is not of the shape it reads. */
+  end(): RawListing | undefined {
+    this.advance(true);
+    return this.phase === 'done' ? this.listing : undefined;
+  }
+
+  private advance(final: boolean): void {
+    const at = new Cursor(this.pending);
+    if (this.phase === 'prolog') {
+      const step = prolog(at, final);
+      if (step === MORE) return;
+      this.phase = step === true ? 'elements' : 'failed';
+    }
+    while (this.phase === 'elements') {
+      at.skipSpace();
+      if (at.i >= at.xml.length) break;
+      const step = this.element(at, final);
+      if (step === MORE) break;
+      if (step === FAILED) this.phase = 'failed';
+    }
+    if (this.phase === 'done' && !at.atEnd()) this.phase = 'failed';
+    if (this.phase === 'elements' && final) this.phase = 'failed';
+    this.pending = this.phase === 'failed' ? '' : at.xml.slice(at.i);
+  }
+
+  /** Reads one element below the root (or the root's end tag) once all of it has arrived. */
+  private element(at: Cursor, final: boolean): Step {
+    const xml = at.xml;
+    const start = at.i;
+    if (xml.indexOf('>', start) < 0) return final ? FAILED : MORE;
+    if (at.closeTag(ROOT)) {
+      this.phase = 'done';
+      return true;
+    }
+    const name = at.openTag();
+    if (name === undefined) return FAILED;
+    if (xml.indexOf(`</${name}>`, at.i) < 0) {
+      at.i = start;
+      return final ? FAILED : MORE;
+    }
+    const listing = this.listing;
+    if (name === 'Contents') {
+      const entry: RawEntry = {};
+      if (!children(at, start + 1, name.length, ENTRY_FIELDS, entry)) return FAILED;
+      listing.contents.push(entry);
+    } else if (name === 'CommonPrefixes') {
+      const common: { prefix?: string } = {};
+      if (!children(at, start + 1, name.length, PREFIX_FIELDS, common)) return FAILED;
+      listing.prefixes.push(common.prefix);
+    } else {
+      const value = at.text();
+      if (value === undefined || !at.closeTag(name)) return FAILED;
+      if (name === 'IsTruncated' && listing.isTruncated === undefined) listing.isTruncated = value;
+    }
+    return true;
+  }
+}
+
+/** The declaration and the root's start tag, once both have arrived. */
+function prolog(at: Cursor, final: boolean): Step {
+  const xml = at.xml;
+  const root = xml.indexOf(`<${ROOT}`);
+  if (root < 0 || xml.indexOf('>', root) < 0) return final || xml.length > MAX_PROLOG_CHARS ? FAILED : MORE;
+  at.skipSpace();
+  if (xml.startsWith('<?xml', at.i)) {
+    const end = xml.indexOf('?>', at.i);
+    if (end < 0) return FAILED;
+    at.i = end + 2;
+    at.skipSpace();
+  }
+  if (at.i !== root) return FAILED;
+  const rootEnd = xml.indexOf('>', root);
+  const afterName = xml.charCodeAt(root + ROOT.length + 1);
+  if ((afterName !== 62 && afterName !== 32) || /["'<]/.test(xml.slice(root + 1, rootEnd).replace(/="[^"<>]*"/g, ''))) return FAILED;
+  if (xml.charCodeAt(rootEnd - 1) === 47 /* a self-closing root */) return FAILED;
+  at.i = rootEnd + 1;
+  return true;
+}
+
+/**
+ * An element with children (its start tag read; its name at `nameStart`): the text of each leaf child named
+ * in `fields` goes to its slot in `out` (the first one counts); other children are skipped, and a child with
+ * children of its own (Owner) is read through. False for anything else: text beside elements, an element
+ * with neither, or a wanted field holding elements (each of which the parser would read differently). Names
+ * are compared where they stand and only the wanted values are cut out: most of a page is neither.
+ */
+function children<K extends string>(at: Cursor, nameStart: number, nameLength: number, fields: Fields<K>, out: Partial<Record<K, string>>, depth = 1): boolean {
+  let count = 0;
+  for (;;) {
+    at.skipSpace();
+    if (at.closeAt(nameStart, nameLength)) return count > 0;
+    const childLength = at.openName();
+    if (childLength < 0) return false;
+    count++;
+    const childStart = at.i - childLength - 1;
+    const slot = fieldAt(at.xml, childStart, childLength, fields);
+    const start = at.i;
+    const value = slot === undefined ? at.skipText() : at.text();
+    if (value === undefined) return false;
+    if (at.closeAt(childStart, childLength)) {
+      if (slot !== undefined && out[slot] === undefined) out[slot] = value;
+      continue;
+    }
+    // Not a leaf: only whitespace may stand before its first child.
+    if (slot !== undefined || depth >= MAX_ENTRY_DEPTH || !at.blankSince(start)) return false;
+    at.i = start;
+    if (!children(at, childStart, childLength, NO_FIELDS, {}, depth + 1)) return false;
+  }
+}
+
+/** The slot of the field whose name stands at `start`, if it is one of `fields`. */
+function fieldAt<K extends string>(xml: string, start: number, length: number, fields: Fields<K>): K | undefined {
+  for (let f = 0; f < fields.length; f++) {
+    const [name, slot] = fields[f];
+    if (name.length === length && xml.startsWith(name, start)) return slot;
+  }
+  return undefined;
+}
+
+/** A cursor over the text: each read moves past what it recognised, or reports that it did not. */
+class Cursor {
+  i = 0;
+  constructor(readonly xml: string) {}
+
+  skipSpace(): void {
+    const xml = this.xml;
+    let c = xml.charCodeAt(this.i);
+    while (c === 32 || c === 10 || c === 13 || c === 9) c = xml.charCodeAt(++this.i);
+  }
+
+  /** Reads `<Name>` (letters only, no attributes) at the cursor: the name, or undefined when it is not one. */
+  openTag(): string | undefined {
+    const xml = this.xml;
+    if (xml.charCodeAt(this.i) !== 60 /* < */) return undefined;
+    const start = this.i + 1;
+    let j = start;
+    let c = xml.charCodeAt(j);
+    while ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) c = xml.charCodeAt(++j);
+    if (c !== 62 /* > */ || j === start) return undefined;
+    this.i = j + 1;
+    return xml.slice(start, j);
+  }
+
+  /** `openTag` without cutting the name out: its length (the name ends just before the cursor), or -1. */
+  openName(): number {
+    const xml = this.xml;
+    if (xml.charCodeAt(this.i) !== 60 /* < */) return -1;
+    const start = this.i + 1;
+    let j = start;
+    let c = xml.charCodeAt(j);
+    while ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) c = xml.charCodeAt(++j);
+    if (c !== 62 /* > */ || j === start) return -1;
+    this.i = j + 1;
+    return j - start;
+  }
+
+  /** Consumes the end tag of the name standing at `start`; false when it is not at the cursor. */
+  closeAt(start: number, length: number): boolean {
+    const xml = this.xml;
+    const at = this.i;
+    if (xml.charCodeAt(at) !== 60 || xml.charCodeAt(at + 1) !== 47 /* / */ || xml.charCodeAt(at + 2 + length) !== 62) return false;
+    for (let k = 0; k < length; k++) if (xml.charCodeAt(at + 2 + k) !== xml.charCodeAt(start + k)) return false;
+    this.i = at + 3 + length;
+    return true;
+  }
+
+  /** Moves past text nobody reads: '' when it is there and its references are ones parseXml accepts. */
+  skipText(): '' | undefined {
+    const xml = this.xml;
+    const end = xml.indexOf('<', this.i);
+    if (end < 0) return undefined;
+    const amp = xml.indexOf('&', this.i);
+    if (amp >= 0 && amp < end) {
+      try {
+        decodeEntities(xml.slice(this.i, end));
+      } catch {
+        return undefined;
+      }
+    }
+    this.i = end;
+    return '';
+  }
+
+  /** Whether everything from `start` to the cursor is whitespace. */
+  blankSince(start: number): boolean {
+    const xml = this.xml;
+    for (let k = start; k < this.i; k++) {
+      const c = xml.charCodeAt(k);
+      if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return false;
+    }
+    return true;
+  }
+
+  /** Consumes `</name>` at the cursor; false when it is not there. */
+  closeTag(name: string): boolean {
+    const xml = this.xml;
+    const at = this.i;
+    if (xml.charCodeAt(at) !== 60 || xml.charCodeAt(at + 1) !== 47 /* / */ || !xml.startsWith(name, at + 2) || xml.charCodeAt(at + 2 + name.length) !== 62) return false;
+    this.i = at + 3 + name.length;
+    return true;
+  }
+
+  /** Text up to the next `<`, entities decoded; undefined when there is none or it holds a reference parseXml refuses. */
+  text(): string | undefined {
+    const xml = this.xml;
+    const end = xml.indexOf('<', this.i);
+    if (end < 0) return undefined;
+    const raw = xml.slice(this.i, end);
+    this.i = end;
+    if (!raw.includes('&')) return raw;
+    // Quoted ETags are the one reference nearly every entry carries; each `&` starts its own reference, so
+    // replacing these first decodes the same as the general decoder does.
+    const quoted = raw.replaceAll('&quot;', '"');
+    if (!quoted.includes('&')) return quoted;
+    try {
+      return decodeEntities(quoted);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Whether only whitespace is left. */
+  atEnd(): boolean {
+    this.skipSpace();
+    return this.i >= this.xml.length;
+  }
+}

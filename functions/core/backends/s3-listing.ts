@@ -1,0 +1,109 @@
+/**
+ * An S3 backend's ListBucketResult read into a page in the client's key space: keys URL-decoded (the gateway
+ * asks for `encoding-type=url`), the backend prefix stripped, entries outside it dropped.
+ *
+ * A listing page is the largest document the gateway reads on a hot path (~290 KB for 1,000 keys from RGW).
+ * Building the general parser's tree for it and walking the tree again took most of a page's CPU, so the
+ * page is first read by a scanner (listing-scanner.ts) that knows the shape every S3 implementation sends,
+ * piece by piece as the body arrives. Anything else (a comment, CDATA, an attribute, mixed content, deeper
+ * nesting) makes it give up, and the general hardened parser reads the whole document instead: the scanner
+ * never decides a hostile document, it only recognises the common one. Both give the same page for any
+ * document the scanner accepts (a spec compares them).
+ */
+import { S3Error } from '../errors';
+import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
+import { ListingScanner, type RawListing } from './listing-scanner';
+import type { ListEntry, ListPage } from './store';
+
+/** Far above any listing page a store sends (1,000 keys of 1 KiB each is ~1.5 MB). */
+const MAX_LISTING_BYTES = 32 * 1024 * 1024;
+
+/** The page in a listing's body as it arrives, or undefined when it is no readable ListBucketResult. */
+export async function readS3ListingBody(body: ReadableStream<Uint8Array> | null, backendPrefix: string): Promise<ListPage | undefined> {
+  const scanner = new ListingScanner();
+  // Kept for the general parser, should the scanner give up: the same text, in the pieces it came in.
+  const texts: string[] = [];
+  const take = (text: string): void => {
+    if (text === '') return;
+    texts.push(text);
+    scanner.feed(text);
+  };
+  const decoder = new TextDecoder();
+  if (body !== null) {
+    const reader = body.getReader();
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_LISTING_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        throw new S3Error('BadGateway', 'The backend answered with a document larger than 32 MiB');
+      }
+      take(decoder.decode(value, { stream: true }));
+    }
+  }
+  take(decoder.decode());
+  const raw = scanner.end();
+  return raw !== undefined ? toPage(raw, backendPrefix) : parseS3Listing(texts.join(''), backendPrefix);
+}
+
+/** The page in `xml`, or undefined when it is no readable ListBucketResult. */
+export function readS3Listing(xml: string, backendPrefix: string): ListPage | undefined {
+  const scanned = scanS3Listing(xml, backendPrefix);
+  return scanned === UNRECOGNISED ? parseS3Listing(xml, backendPrefix) : scanned;
+}
+
+/** What the scanner answers for a document outside the shape it reads. */
+export const UNRECOGNISED = 'unrecognised';
+
+/** The scanner alone, fed `pieces` in turn: the page, or UNRECOGNISED when the general parser must decide. */
+export function scanS3Listing(xml: string | readonly string[], backendPrefix: string): ListPage | typeof UNRECOGNISED {
+  const scanner = new ListingScanner();
+  for (const piece of typeof xml === 'string' ? [xml] : xml) scanner.feed(piece);
+  const raw = scanner.end();
+  return raw === undefined ? UNRECOGNISED : toPage(raw, backendPrefix);
+}
+
+/** The general parser's reading: what readS3Listing answers for any document the scanner does not recognise. */
+export function parseS3Listing(xml: string, backendPrefix: string): ListPage | undefined {
+  const doc = childOf(parseXml(xml), 'ListBucketResult');
+  return doc === undefined ? undefined : toPage(fromTree(doc), backendPrefix);
+}
+
+/** A backend listing with keys URL-decoded and the backend prefix stripped. */
+function toPage(raw: RawListing, backendPrefix: string): ListPage {
+  const strip = (value: string | undefined): string | undefined => {
+    if (value === undefined) return undefined;
+    const decoded = value.includes('%') ? decodeURIComponent(value) : value;
+    return decoded.startsWith(backendPrefix) ? decoded.slice(backendPrefix.length) : undefined;
+  };
+  const contents: ListEntry[] = [];
+  for (const item of raw.contents) {
+    const key = strip(item.key);
+    if (key === undefined) continue;
+    contents.push({ key, lastModified: item.lastModified ?? '', etag: item.etag ?? '', size: Number(item.size ?? 0), storageClass: item.storageClass ?? 'STANDARD' });
+  }
+  const commonPrefixes: string[] = [];
+  for (const p of raw.prefixes) {
+    const stripped = strip(p);
+    if (stripped !== undefined) commonPrefixes.push(stripped);
+  }
+  return { contents, commonPrefixes, isTruncated: raw.isTruncated === 'true' };
+}
+
+/** The general parser's tree, read the same way: the first of a repeated field counts, as textOf takes it. */
+function fromTree(doc: ParsedXml): RawListing {
+  const field = (item: ParsedXml, name: string): string | undefined => textOf(childOf(item, name));
+  return {
+    contents: listOf(doc, 'Contents').map((item) => ({
+      key: field(item, 'Key'),
+      lastModified: field(item, 'LastModified'),
+      etag: field(item, 'ETag'),
+      size: field(item, 'Size'),
+      storageClass: field(item, 'StorageClass'),
+    })),
+    prefixes: listOf(doc, 'CommonPrefixes').map((cp) => field(cp, 'Prefix')),
+    isTruncated: field(doc, 'IsTruncated'),
+  };
+}
