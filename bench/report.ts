@@ -67,11 +67,6 @@ export function toMarkdown(report: Report): string {
     }
   }
   const measures: string[] = [];
-  for (const s of report.results) {
-    for (const t of s.targets) {
-      if (t.cpuUsPerRequest !== undefined) measures.push(`| Gateway CPU per request, ${s.scenario}, ${t.target} | ${fixed(t.cpuUsPerRequest)} µs |`);
-    }
-  }
   for (const [name, r] of Object.entries(report.rss ?? {})) {
     measures.push(`| RSS growth, ${name} (node) | ${fixed(r.growthMiB)} MiB (baseline ${fixed(r.baselineMiB)} MiB, statuses ${r.status}) |`);
   }
