@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type Azurite } from '../support/azurite';
 import { awsCli, jsClient } from '../support/clients';
-import { RUNTIMES, expectedCliCopy } from '../support/gateway';
+import { expectedCliCopy, TRANSPORT_RUNTIMES } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, ADMIN_CREDENTIALS, SPECIAL_KEYS, codeOf, readText } from './fixtures';
 import { describeStoreContract, seedStore, useStoreGateway } from './store-contract';
@@ -40,7 +40,7 @@ ${bucket('azure-missing', 'no-such-container', 'access_key = { env = "AZURE_KEY"
 ${ADMIN_CREDENTIALS}`;
 }
 
-describe.each(RUNTIMES)('an Azure Blob backend through the gateway (%s runtime)', (runtime) => {
+describe.each(TRANSPORT_RUNTIMES)('an Azure Blob backend through the gateway (%s runtime)', (runtime) => {
   // Fresh backends per runtime: the specifications write and count, so runtimes must not share state.
   beforeAll(async () => {
     azurite = await startAzurite();

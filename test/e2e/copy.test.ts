@@ -1,6 +1,6 @@
 import { CopyObjectCommand, HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { AWS_CLIS, awsCli, boto3 } from '../support/clients';
-import { RUNTIMES, expectedCliCopy } from '../support/gateway';
+import { expectedCliCopy, TRANSPORT_RUNTIMES } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, codeOf, putDirect, readText, startBackends, type Backends } from './fixtures';
 import { exists, useWriteGateway } from './write-fixtures';
@@ -32,7 +32,7 @@ beforeAll(async () => {
 
 afterAll(() => backends?.stop());
 
-describe.each(RUNTIMES)('CopyObject (%s runtime)', (runtime) => {
+describe.each(TRANSPORT_RUNTIMES)('CopyObject (%s runtime)', (runtime) => {
   const fx = useWriteGateway(runtime, () => backends);
 
   const copy = (client: S3Client, bucket: string, key: string, source: string, extra: Partial<ConstructorParameters<typeof CopyObjectCommand>[0]> = {}) =>

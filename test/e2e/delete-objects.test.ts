@@ -1,7 +1,7 @@
 import { DeleteObjectsCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { PYTHONS, boto3, jsClient } from '../support/clients';
-import { RUNTIMES } from '../support/gateway';
+import { TRANSPORT_RUNTIMES } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, SCOPED, codeOf, putDirect, startBackends, type Backends } from './fixtures';
 import { WRITER, exists, useWriteGateway } from './write-fixtures';
@@ -24,7 +24,7 @@ async function seed(client: S3Client, bucket: string, keys: readonly string[]): 
   await Promise.all(keys.map((k) => putDirect(client, bucket, k, `body of ${k}`)));
 }
 
-describe.each(RUNTIMES)('DeleteObjects (%s runtime)', (runtime) => {
+describe.each(TRANSPORT_RUNTIMES)('DeleteObjects (%s runtime)', (runtime) => {
   const fx = useWriteGateway(runtime, () => backends);
 
   const del = (client: S3Client, bucket: string, keys: readonly string[], quiet?: boolean) =>

@@ -1,4 +1,4 @@
-import { RUNTIMES } from '../support/gateway';
+import { TRANSPORT_RUNTIMES } from '../support/gateway';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, ADMIN_CREDENTIALS, SPECIAL_KEYS } from './fixtures';
@@ -29,7 +29,7 @@ ${bucket('gcs-tenant', 'backend_prefix = "tenant-a/"')}
 ${ADMIN_CREDENTIALS}`;
 }
 
-describe.each(RUNTIMES)('a GCS backend (storage emulator, JSON API) through the gateway (%s runtime)', (runtime) => {
+describe.each(TRANSPORT_RUNTIMES)('a GCS backend (storage emulator, JSON API) through the gateway (%s runtime)', (runtime) => {
   // Fresh backends per runtime: the specifications write and count, so runtimes must not share state.
   beforeAll(async () => {
     emulator = await startGcsEmulator();

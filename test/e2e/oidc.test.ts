@@ -31,7 +31,7 @@ import {
 import { X509Certificate, createHash, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { awsCli, jsClient, type Keys } from '../support/clients';
-import { RUNTIMES, RUNTIME_LIMITS, freePort, reportedLength, runGatewayExpectingFailure, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
+import { freePort, reportedLength, runGatewayExpectingFailure, RUNTIME_LIMITS, startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { generateProviderKey, type ProviderKeyPem } from '../support/provider-key';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
@@ -95,7 +95,7 @@ ${subject ? `oidc_subject = "${subject}"` : ''}
 `;
 }
 
-describe.each(RUNTIMES)('the gateway as OIDC identity provider, federated with Ceph RGW (%s runtime)', (runtime: RuntimeName) => {
+describe.each(TRANSPORT_RUNTIMES)('the gateway as OIDC identity provider, federated with Ceph RGW (%s runtime)', (runtime: RuntimeName) => {
   // A fresh RGW and relay per runtime: the specifications count exchanges, so runtimes must not share them.
   beforeAll(async () => {
     rgw = await startRgw({ sts: true });
@@ -429,7 +429,7 @@ actions = ["delete_object"]
   });
 });
 
-describe.each(RUNTIMES)('discovery and start-up without a usable identity provider (%s runtime)', (runtime: RuntimeName) => {
+describe.each(TRANSPORT_RUNTIMES)('discovery and start-up without a usable identity provider (%s runtime)', (runtime: RuntimeName) => {
   it('does not serve the discovery endpoints without OIDC_PROVIDER_ISSUER: /.well-known is an unknown bucket', async () => {
     const gw = await startGateway(runtime, { config: '', env: { OIDC_PROVIDER_KEY: key.pkcs8 } });
     try {

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AWS_CLIS, awsCli, boto3, jsClient, type Keys } from '../support/clients';
-import { RUNTIMES, RUNTIME_LIMITS, expectedCliCopy, type RuntimeName } from '../support/gateway';
+import { expectedCliCopy, RUNTIME_LIMITS, TRANSPORT_RUNTIMES, type RuntimeName } from '../support/gateway';
 import { rawRequest } from '../support/raw-request';
 import { startRecordingHop, type RecordingHop } from '../support/recording-hop';
 import { ADMIN, codeOf, putDirect } from './fixtures';
@@ -65,7 +65,7 @@ afterAll(async () => {
   await backends?.stop();
 });
 
-describe.each(RUNTIMES)('copies in parts and object tags (%s runtime)', (runtime: RuntimeName) => {
+describe.each(TRANSPORT_RUNTIMES)('copies in parts and object tags (%s runtime)', (runtime: RuntimeName) => {
   let ops: OpsGateway;
   let hop: RecordingHop;
   let copier: S3Client;

@@ -10,7 +10,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { awsCli, jsClient } from '../support/clients';
-import { RUNTIMES, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
+import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { ADMIN, codeOf, putDirect, readText } from './fixtures';
 import { ADDED_ACTIONS, SPEC_ACTIONS, startOpsBackends, type OpsBackends } from './s3-ops-fixtures';
 
@@ -57,7 +57,7 @@ actions = [${[...SPEC_ACTIONS, ...ADDED_ACTIONS].map((a) => `"${a}"`).join(', ')
 `;
 }
 
-describe.each(RUNTIMES)('[path_mapping]: answers name the bucket and key the client addressed (%s runtime)', (runtime: RuntimeName) => {
+describe.each(TRANSPORT_RUNTIMES)('[path_mapping]: answers name the bucket and key the client addressed (%s runtime)', (runtime: RuntimeName) => {
   let gw: RunningGateway;
   let admin: S3Client;
   const key = `widgets/mp/${runtime}.txt`;

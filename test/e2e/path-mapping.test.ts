@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { awsCli, boto3, type Keys } from '../support/clients';
-import { RUNTIMES, expectedCliCopy, startGateway, type RunningGateway } from '../support/gateway';
+import { expectedCliCopy, startGateway, TRANSPORT_RUNTIMES, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
 import { ADMIN, putDirect } from './fixtures';
@@ -92,7 +92,7 @@ async function stored(key: string): Promise<string | undefined> {
   }
 }
 
-describe.each(RUNTIMES)('a path-mapped deployment (%s runtime)', (runtime) => {
+describe.each(TRANSPORT_RUNTIMES)('a path-mapped deployment (%s runtime)', (runtime) => {
   let gw: RunningGateway;
 
   beforeAll(async () => {

@@ -2,7 +2,7 @@ import { CreateMultipartUploadCommand, type S3Client } from '@aws-sdk/client-s3'
 import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type Azurite } from '../support/azurite';
 import { awsCli, boto3, jsClient, type Keys } from '../support/clients';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
-import { RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
+import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest, type RawResponse } from '../support/raw-request';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
 import { putDirect } from './fixtures';
@@ -137,7 +137,7 @@ const elements = (xml: string, name: string): string[] => [...xml.matchAll(new R
 const commonPrefixes = (xml: string): string[] => [...xml.matchAll(/<CommonPrefixes><Prefix>([^<]*)<\/Prefix><\/CommonPrefixes>/g)].map((m) => m[1]);
 const q = (value: string): string => encodeURIComponent(value);
 
-describe.each(RUNTIMES)('listings show nothing outside the caller\'s scopes (%s runtime)', (runtime) => {
+describe.each(TRANSPORT_RUNTIMES)('listings show nothing outside the caller\'s scopes (%s runtime)', (runtime) => {
   let gw: RunningGateway;
 
   beforeAll(async () => {

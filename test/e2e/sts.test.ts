@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { importSessionKey, sealSession } from '../../functions/core/sts';
 import { awsCli, boto3, jsClient, type Keys } from '../support/clients';
-import { RUNTIMES, expectedCliCopy, startGateway, type RunningGateway } from '../support/gateway';
+import { expectedCliCopy, startGateway, TRANSPORT_RUNTIMES, type RunningGateway } from '../support/gateway';
 import { startOidcIssuer, type MintOptions, type OidcIssuer } from '../support/oidc-issuer';
 import { errorCode, rawRequest, type RawResponse } from '../support/raw-request';
 
@@ -138,7 +138,7 @@ function element(xml: string, name: string): string | undefined {
   return new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1].replace(/&(lt|gt|quot|apos|amp);/g, (e) => ENTITIES[e]);
 }
 
-describe.each(RUNTIMES)('STS through the gateway (%s runtime)', (runtime) => {
+describe.each(TRANSPORT_RUNTIMES)('STS through the gateway (%s runtime)', (runtime) => {
   let gw: RunningGateway;
 
   beforeAll(async () => {

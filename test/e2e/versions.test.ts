@@ -8,7 +8,7 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { awsCli, boto3 } from '../support/clients';
-import { RUNTIMES, type RuntimeName } from '../support/gateway';
+import { RUNTIMES, TRANSPORT_RUNTIMES, type RuntimeName } from '../support/gateway';
 import { rawRequest } from '../support/raw-request';
 import { ADMIN, codeOf, putDirect, readText } from './fixtures';
 import { MINE, SPEC, startOpsBackends, startOpsGateway, type OpsBackends, type OpsGateway } from './s3-ops-fixtures';
@@ -56,7 +56,7 @@ beforeAll(async () => {
 
 afterAll(() => backends?.stop());
 
-describe.each(RUNTIMES)('object versions (%s runtime)', (runtime: RuntimeName) => {
+describe.each(TRANSPORT_RUNTIMES)('object versions (%s runtime)', (runtime: RuntimeName) => {
   let ops: OpsGateway;
   const list = `list/${runtime}/`;
 
