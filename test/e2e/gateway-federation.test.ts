@@ -132,7 +132,12 @@ async function accessLogged(gw: RunningGateway, line: Record<string, string | nu
   return seen();
 }
 
-const PAIRS: ReadonlyArray<readonly [RuntimeName, RuntimeName]> = RUNTIMES.flatMap((a) => RUNTIMES.map((b) => [a, b] as const));
+/**
+ * Every runtime once as the federating gateway and once as the issuer, each with a different partner (a
+ * cycle; the pairs with itself too): the exchange is core code, and all sixteen pairs cost CI minutes
+ * without covering more of any adapter.
+ */
+const PAIRS: ReadonlyArray<readonly [RuntimeName, RuntimeName]> = RUNTIMES.map((a, i) => [a, RUNTIMES[(i + 1) % RUNTIMES.length]] as const);
 
 describe.each(PAIRS)('gateway A (%s runtime) federated with gateway B\'s STS (%s runtime)', (runtimeA, runtimeB) => {
   let front: HttpsFront;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildChunkedUpload, sendUpload } from '../support/aws-chunked';
 import { AWS_CLIS, PYTHONS, awsCli, boto3 } from '../support/clients';
-import { RUNTIMES, reportedCacheControl, startGateway, type RunningGateway } from '../support/gateway';
+import { RUNTIMES, TRANSPORT_RUNTIMES, reportedCacheControl, startGateway, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, codeOf, gatewayEnv, putDirect, readText, startBackends, type Backends } from './fixtures';
 import { WRITER, exists, readBytes, useWriteGateway, writeConfig } from './write-fixtures';
@@ -40,7 +40,7 @@ afterAll(async () => {
   await backends?.stop();
 });
 
-describe.each(RUNTIMES)('writing through the gateway (%s runtime)', (runtime) => {
+describe.each(TRANSPORT_RUNTIMES)('writing through the gateway (%s runtime)', (runtime) => {
   const fx = useWriteGateway(runtime, () => backends);
 
   describe('PutObject', () => {

@@ -466,6 +466,18 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 export async function startRgw(options: RgwOptions = {}): Promise<Rgw> {
   await assertCephInstalled();
   installExitHook();
+  // A free port is free when it is picked, not when the daemon binds it: a suite running beside this one
+  // can take it in between. That collision, and only it, is worth another try on new ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRgwOnce(options);
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof Error) || !/Address already in use/.test(error.message)) throw error;
+    }
+  }
+}
+
+async function startRgwOnce(options: RgwOptions): Promise<Rgw> {
   const dir = await mkdtemp(join(tmpdir(), 'rgw-'));
   liveDirs.add(dir);
   const [monPort, rgwPort] = await freePorts(2);
