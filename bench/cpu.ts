@@ -1,4 +1,5 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { childrenOf } from '../test/support/gateway';
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on every Linux the bench runs on). */
 const TICKS_PER_SECOND = 100;
@@ -21,17 +22,4 @@ export function cpuMsOf(pid: number): number {
   let total = (ticks * 1000) / TICKS_PER_SECOND;
   for (const child of childrenOf(pid)) total += cpuMsOf(child);
   return total;
-}
-
-function childrenOf(pid: number): number[] {
-  const children: number[] = [];
-  try {
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
-      const list = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
-      if (list) children.push(...list.split(/\s+/).map(Number));
-    }
-  } catch {
-    // the process ended meanwhile
-  }
-  return children;
 }
