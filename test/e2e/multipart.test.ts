@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buildChunkedUpload, sendUpload } from '../support/aws-chunked';
 import { AWS_CLIS, PYTHONS, awsCli, boto3, jsClient } from '../support/clients';
-import { RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
+import { ADAPTER_RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
 import { startRecordingHop, type RecordingHop } from '../support/recording-hop';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, codeOf, gatewayEnv, startBackends, type Backends } from './fixtures';
@@ -51,7 +51,7 @@ afterAll(async () => {
   await backends?.stop();
 });
 
-describe.each(RUNTIMES)('multipart uploads (%s runtime)', (runtime) => {
+describe.each(ADAPTER_RUNTIMES)('multipart uploads (%s runtime)', (runtime) => {
   let gw: RunningGateway;
   let admin: S3Client;
   const limit = RUNTIME_LIMITS[runtime].maxRequestBodyBytes;

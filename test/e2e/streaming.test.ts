@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
-import { RUNTIME_LIMITS, RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
+import { ADAPTER_RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
 import { GiB, S3RVER_KEYS, streamPut } from '../support/large-bodies';
 import { rawRequest } from '../support/raw-request';
 
@@ -33,7 +33,7 @@ secret_access_key = "S3RVER"
 `;
 }
 
-describe.each(RUNTIMES)('streaming through the %s runtime', (runtime) => {
+describe.each(ADAPTER_RUNTIMES)('streaming through the %s runtime', (runtime) => {
   let gw: RunningGateway;
 
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { SignatureV4 } from '@smithy/signature-v4';
 import { createHash, createHmac } from 'node:crypto';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
-import { RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
+import { ADAPTER_RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
 import { peakRssGrowth, pipeRequest } from '../support/large-bodies';
 import { Sha256 } from '../support/raw-request';
 
@@ -89,7 +89,7 @@ function framedLength(size: number): number {
 
 const put = (endpoint: string, path: string, headers: Record<string, string>, body: Iterable<Buffer>): Promise<number> => pipeRequest(`${endpoint}${path}`, 'PUT', headers, body);
 
-describe.each(RUNTIMES)('streaming uploads through the %s runtime', (runtime) => {
+describe.each(ADAPTER_RUNTIMES)('streaming uploads through the %s runtime', (runtime) => {
   let gw: RunningGateway;
   const limit = RUNTIME_LIMITS[runtime].maxRequestBodyBytes;
   /** Whether a 1 GiB request body reaches the gateway on this runtime. */

@@ -24,6 +24,14 @@ export const RUNTIMES: readonly RuntimeName[] = ['node', 'lambda', 'edge', 'web'
  */
 export const TRANSPORT_RUNTIMES: readonly RuntimeName[] = ['node', 'edge'];
 
+/**
+ * One runtime per adapter, for specs that move large bodies: the Web Function runs the Node server's
+ * adapter unchanged behind Lambda's front, whose local stand-in is test code, so gigabytes through it show
+ * nothing about the product; what that front changes is specified in web-function.test.ts and
+ * runtime-headers.test.ts.
+ */
+export const ADAPTER_RUNTIMES: readonly RuntimeName[] = ['node', 'lambda', 'edge'];
+
 /** The npm script's entry point per runtime: what `npm run serve` (and friends) execute. */
 const ENTRY: Record<RuntimeName, string> = {
   node: 'functions/node-server.ts',
