@@ -49,16 +49,21 @@ export async function putDirect(client: S3Client, bucket: string, key: string, b
 const ALL_ACTIONS = `["get_object", "get_object_version", "head_object", "put_object", "delete_object", "list_bucket",
   "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"]`;
 
-/** ADMIN's `[[credentials]]` entry, for any gateway configuration. */
-export const ADMIN_CREDENTIALS = `[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-principal_name = "admin"
+/** A `[[credentials]]` entry for `keys` with one scope: `actions` (a TOML array) on every key of `bucket`. */
+export function credentialsToml(keys: Keys, principal: string, actions: string, bucket = '*'): string {
+  return `[[credentials]]
+access_key_id = "${keys.accessKeyId}"
+secret_access_key = "${keys.secretAccessKey}"
+principal_name = "${principal}"
 [[credentials.allowed_scopes]]
-bucket = "*"
+bucket = "${bucket}"
 prefixes = []
-actions = ${ALL_ACTIONS}
+actions = ${actions}
 `;
+}
+
+/** ADMIN's `[[credentials]]` entry, for any gateway configuration. */
+export const ADMIN_CREDENTIALS = credentialsToml(ADMIN, 'admin', ALL_ACTIONS);
 
 /** Listing fixtures: a page's worth of keys and two sub-directories. */
 export const LIST_KEYS = Array.from({ length: 25 }, (_, i) => `list/a-${String(i).padStart(2, '0')}`).concat(['list/dir1/x', 'list/dir2/y']);

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { presignedUrl } from './browsers-fixtures';
+import { ADMIN, credentialsToml } from './fixtures';
 import { awsCli, jsClient, type Keys } from '../support/clients';
 import { freePort, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
@@ -18,7 +19,6 @@ import { createBucket, startRgw, type Rgw } from '../support/rgw';
  * the Lambda handler's EMF lines. Every identity kind's audit fields, the trace carried to RGW and back into
  * the log, and no secret or token anywhere in what the gateway logged.
  */
-const ADMIN: Keys = { accessKeyId: 'ADMINKEY000000000000', secretAccessKey: 'admin/secret/key/0000000000000000000000' };
 const ROLE_ARN = 'arn:aws:iam::000000000000:role/ci';
 const SUBJECT = 'repo:acme/widgets:ref:refs/heads/main';
 const SESSION_TOKEN_KEY = randomBytes(32).toString('base64');
@@ -67,14 +67,7 @@ bucket_name = "down"
 access_key_id = "AKIDDOWN"
 secret_access_key = "down-backend-secret"
 
-[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-principal_name = "admin"
-[[credentials.allowed_scopes]]
-bucket = "*"
-actions = ["get_object", "head_object", "list_bucket", "put_object"]
-
+${credentialsToml(ADMIN, 'admin', '["get_object", "head_object", "list_bucket", "put_object"]')}
 [[roles]]
 role_id = "${ROLE_ARN}"
 name = "CI"
