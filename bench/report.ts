@@ -28,6 +28,8 @@ export interface Report {
   readonly quick: boolean;
   /** Set when only the scenarios whose name contains it ran (`--only`): no other measures. */
   readonly only?: string;
+  /** Set when only some gateway targets ran (`--gateways`). */
+  readonly gateways?: readonly string[];
   readonly rounds: number;
   readonly results: readonly ScenarioResult[];
   readonly rss?: Record<string, { baselineMiB: number; peakMiB: number; growthMiB: number; status: string }>;
@@ -44,7 +46,7 @@ export function toMarkdown(report: Report): string {
   const lines = [
     `# Benchmark results`,
     ``,
-    `${report.date}${report.quick ? ' (quick smoke run: numbers are not meaningful)' : ''}${report.only !== undefined ? ` (only scenarios named "${report.only}")` : ''}; ${report.rounds} interleaved round(s) per scenario; 2-core machine, loopback.`,
+    `${report.date}${report.quick ? ' (quick smoke run: numbers are not meaningful)' : ''}${report.only !== undefined ? ` (only scenarios named "${report.only}")` : ''}${report.gateways !== undefined ? ` (only gateways named ${report.gateways.join(', ')})` : ''}; ${report.rounds} interleaved round(s) per scenario; 2-core machine, loopback.`,
     ``,
     `| Scenario | Target | Throughput | rounds (min-max) | p50 ms | p99 ms | vs direct | vs nginx | vs node hop | errors | CPU µs/req |`,
     `|---|---|---|---|---|---|---|---|---|---|---|`,

@@ -21,10 +21,12 @@ import { writeReport, type ScenarioResult } from './report';
 import { bundleMetrics } from './bundle';
 import { cpuMsOf } from './cpu';
 import { startContainer, type BenchContainer } from './container';
-import { benchOptions, selectScenarios } from './options';
+import { benchOptions, gatewaySelected, selectScenarios } from './options';
+import { buildBaseline } from './baseline';
 import { buildBundles } from '../scripts/build';
 
-const { quick: QUICK, only: ONLY } = benchOptions(process.argv.slice(2));
+const OPTIONS = benchOptions(process.argv.slice(2));
+const { quick: QUICK, only: ONLY } = OPTIONS;
 const ROUNDS = QUICK ? 1 : 5;
 const DURATION_MS = QUICK ? 300 : 3000;
 const MiB = 1024 * 1024;
@@ -160,7 +162,7 @@ async function main(): Promise<void> {
     // in the request path).
     const bundles = await buildBundles(join(dir, 'dist'));
     const bundleOf = { node: bundles['node-server'], lambda: bundles['lambda-local'], web: bundles['web-local'] } as const;
-    for (const runtime of RUNTIMES) {
+    for (const runtime of RUNTIMES.filter((r) => gatewaySelected(OPTIONS, r))) {
       // Access logs go to files: a pipe drained by this process put its own CPU into the measurement (HEAD
       // at c32: 7% fewer requests per second through the gateway than with a file).
       const logFile = join(dir, `${runtime}-access.log`);
@@ -175,16 +177,21 @@ async function main(): Promise<void> {
       env: { METRICS_PORT: String(metricsPort) },
     });
     gateways.push(withMetrics);
+    const baseline = OPTIONS.baseline === undefined ? undefined : await buildBaseline(OPTIONS.baseline, dir);
+    const before = baseline && (await startGateway('node', { config: gatewayConfig(nginx, rgw), bundle: baseline.bundle, logFile: join(dir, 'baseline-access.log') }));
+    if (before) gateways.push(before);
     // The container image, as a deployment runs it (Dockerfile, podman), where podman is installed.
-    const started = await startContainer(gatewayConfig(nginx, rgw));
-    if ('skipped' in started) skipped.push(`gateway (container): ${started.skipped}`);
-    else container = started;
+    if (gatewaySelected(OPTIONS, 'container')) {
+      const started = await startContainer(gatewayConfig(nginx, rgw));
+      if ('skipped' in started) skipped.push(`gateway (container): ${started.skipped}`);
+      else container = started;
+    }
     const n = nginx;
     const direct: Target = { name: 'direct', url: (kind, key) => `${kind === 'files' ? n.filesUrl : rgw.endpoint}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
     const proxy: Target = { name: 'nginx proxy', url: (kind, key) => `${kind === 'files' ? n.proxyUrls[0] : n.proxyUrls[1]}/bench${key.startsWith('?') ? '' : '/'}${key}`, signDirect: true };
     const viaGateway = gateways
       .filter((gw) => gw !== withMetrics)
-      .map((gw): Target => ({ name: `gateway (${gw.runtime})`, url: (kind, key) => `${gw.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY, pid: () => gw.pid }));
+      .map((gw): Target => ({ name: gw === before ? `gateway (node @${baseline?.rev})` : `gateway (${gw.runtime})`, url: (kind, key) => `${gw.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY, pid: () => gw.pid }));
     const inContainer = container;
     if (inContainer !== undefined) viaGateway.push({ name: 'gateway (container)', url: (kind, key) => `${inContainer.endpoint}/${kind}${key.startsWith('?') ? '' : '/'}${key}`, sign: KEY });
     const hop = nodeHop;
@@ -194,7 +201,7 @@ async function main(): Promise<void> {
     const results: ScenarioResult[] = [];
     for (const scenario of scenarios) {
       const metricsOn: Target = { name: 'gateway (node, metrics on)', url: (kind, key) => `${withMetrics.endpoint}/${kind}/${key}`, sign: KEY, pid: () => withMetrics.pid };
-      const applicable = scenario === CHUNKED_PUT ? viaGateway : scenario === METRICS_AB ? [viaGateway.find((t) => t.name === 'gateway (node)') as Target, metricsOn] : targets;
+      const applicable = scenario === CHUNKED_PUT ? viaGateway : scenario === METRICS_AB ? [...viaGateway.filter((t) => t.name === 'gateway (node)'), metricsOn] : targets;
       // Scraped as Prometheus would (every second) while the A/B runs: the cost of being scraped counts too.
       const scraper = scenario === METRICS_AB ? setInterval(() => void fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text()).catch(() => undefined), 1000) : undefined;
       const samples = new Map<string, LoadResult[]>(applicable.map((t) => [t.name, []]));
@@ -216,7 +223,8 @@ async function main(): Promise<void> {
       results.push({ scenario: scenario.name, unit: scenario.unit, targets: [...samples].map(([name, runs]) => summarize(name, runs, scenario, cpuMs.get(name))) });
       console.error(`done: ${scenario.name}`);
     }
-    if (ONLY !== undefined) return writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, only: ONLY, rounds: ROUNDS, results, skipped });
+    const measured = { date: new Date().toISOString(), quick: QUICK, gateways: OPTIONS.gateways, rounds: ROUNDS, results, skipped };
+    if (ONLY !== undefined) return writeReport(resolve(__dirname, 'results'), { ...measured, only: ONLY });
     const nodeGateway = gateways.find((g) => g.runtime === 'node');
     const rss = nodeGateway
       ? {
@@ -226,7 +234,7 @@ async function main(): Promise<void> {
       : undefined;
     const sigv4 = await sigv4Micro(QUICK ? 2000 : 20000);
     const bundle = await bundleMetrics(QUICK ? 3 : 15);
-    writeReport(resolve(__dirname, 'results'), { date: new Date().toISOString(), quick: QUICK, rounds: ROUNDS, results, rss, sigv4, bundle, skipped });
+    writeReport(resolve(__dirname, 'results'), { ...measured, rss, sigv4, bundle });
   } finally {
     for (const gw of gateways) await gw.stop();
     await container?.stop();

@@ -1,4 +1,4 @@
-import { benchOptions, selectScenarios } from '../../bench/options';
+import { benchOptions, gatewaySelected, selectScenarios } from '../../bench/options';
 
 const scenarios = [{ name: 'GET 4 KiB, c1' }, { name: 'GET 1 MiB, c8' }, { name: 'HEAD, c32' }];
 
@@ -18,6 +18,19 @@ describe('Benchmark command line', () => {
     expect(() => benchOptions(['--only'])).toThrow(/--only needs part of a scenario name/);
     expect(() => benchOptions(['--only', '--quick'])).toThrow(/--only needs/);
     expect(() => benchOptions(['--only', ' '])).toThrow(/--only needs/);
+    expect(() => benchOptions(['--baseline'])).toThrow(/--baseline needs a git revision/);
+    expect(() => benchOptions(['--gateways', '--quick'])).toThrow(/--gateways needs gateway names/);
+  });
+
+  it('GIVEN --gateways THEN only the gateways named by one of its parts are measured', () => {
+    const options = benchOptions(['--gateways', 'node, container']);
+    expect(options.gateways).toEqual(['node', 'container']);
+    expect(['node', 'lambda', 'web', 'edge', 'container'].filter((g) => gatewaySelected(options, g))).toEqual(['node', 'container']);
+    expect(gatewaySelected(benchOptions([]), 'edge')).toBe(true);
+  });
+
+  it('GIVEN --baseline THEN the revision is kept for a second Node server', () => {
+    expect(benchOptions(['--baseline', 'a0e31eb', '--quick'])).toEqual({ quick: true, baseline: 'a0e31eb' });
   });
 
   it('GIVEN --only naming no scenario THEN the run is refused, listing the names', () => {
