@@ -11,31 +11,33 @@ export const S3_XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/';
  * `gzip` and reads the bytes as they come): `no-transform` keeps a platform in front (Cloudflare compresses
  * `application/xml` for clients that accept it) from compressing them.
  */
-export function xmlResponse(status: number, xml: string, requestId: string, headers: HeaderMap = {}): ProxyResponse {
+export function xmlResponse(status: number, xml: string, requestId: string, headers: HeaderMap = {}, bytes?: Uint8Array): ProxyResponse {
   return {
     status,
     headers: { 'content-type': 'application/xml', 'cache-control': 'no-transform', 'x-amz-request-id': requestId, ...headers },
-    body: xml,
+    body: bytes ?? xml,
   };
 }
 
 const ENCODER = new TextEncoder();
 
 /**
- * A long document that was written in pieces, sent as their bytes one after another with the total length:
- * no single string or buffer of the whole is made (see list-xml.ts for why that matters).
+ * A long document that was written in pieces, sent as one buffer of their bytes: no single string of the
+ * whole is made (see list-xml.ts for why that matters), and a buffer's backing store lives outside V8's heap.
+ * Sent as a stream before, a 1,000-key page cost ~0.5 ms more CPU (the stream, its Node adapter and a
+ * pipeline per response), more than its 290 KB of copying.
  */
 export function xmlPiecesResponse(pieces: readonly string[], requestId: string): ProxyResponse {
   const chunks = pieces.map((piece) => ENCODER.encode(piece));
   let length = 0;
   for (const chunk of chunks) length += chunk.byteLength;
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (const chunk of chunks) controller.enqueue(chunk);
-      controller.close();
-    },
-  });
-  return { status: 200, headers: { 'content-type': 'application/xml', 'x-amz-request-id': requestId, 'content-length': String(length) }, body };
+  const body = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return xmlResponse(200, '', requestId, {}, body);
 }
 
 export function s3Xml(root: string, body: XmlNode, requestId: string): ProxyResponse {

@@ -93,6 +93,14 @@ export class ListingScanner {
       this.phase = 'done';
       return true;
     }
+    if (xml.startsWith('<Contents>', start)) {
+      const entry = compactEntry(xml, start);
+      if (entry !== undefined) {
+        this.listing.contents.push(entry);
+        at.i = COMPACT_ENTRY.lastIndex;
+        return true;
+      }
+    }
     const name = at.openTag();
     if (name === undefined) return FAILED;
     if (xml.indexOf(`</${name}>`, at.i) < 0) {
@@ -115,6 +123,28 @@ export class ListingScanner {
     }
     return true;
   }
+}
+
+/**
+ * The entry every S3 implementation writes unindented, in the order AWS documents (RGW adds Type, MinIO and
+ * AWS an Owner with fetch-owner): one native regular expression reads it about five times faster than the
+ * general walk below, which reads whatever this does not match. The texts the walk would decode are decoded
+ * the same way; an Owner or Type holding a reference goes to the walk, which checks it.
+ */
+const COMPACT_ENTRY =
+  /<Contents><Key>([^<]*)<\/Key><LastModified>([^<]*)<\/LastModified><ETag>([^<]*)<\/ETag><Size>([0-9]+)<\/Size>(?:<Owner><ID>[^<&]*<\/ID>(?:<DisplayName>[^<&]*<\/DisplayName>)?<\/Owner>)?<StorageClass>([^<]*)<\/StorageClass>(?:<Type>[^<&]*<\/Type>)?<\/Contents>/y;
+
+/** The entry at `start` when it has the compact form (COMPACT_ENTRY.lastIndex is then its end), else undefined. */
+function compactEntry(xml: string, start: number): RawEntry | undefined {
+  COMPACT_ENTRY.lastIndex = start;
+  const m = COMPACT_ENTRY.exec(xml);
+  if (m === null) return undefined;
+  const key = textOf(m[1]);
+  const lastModified = textOf(m[2]);
+  const etag = textOf(m[3]);
+  const storageClass = textOf(m[5]);
+  if (key === undefined || lastModified === undefined || etag === undefined || storageClass === undefined) return undefined;
+  return { key, lastModified, etag, size: m[4], storageClass };
 }
 
 /** The declaration and the root's start tag, once both have arrived. */
@@ -268,21 +298,26 @@ class Cursor {
     if (end < 0) return undefined;
     const raw = xml.slice(this.i, end);
     this.i = end;
-    if (!raw.includes('&')) return raw;
-    // Quoted ETags are the one reference nearly every entry carries; each `&` starts its own reference, so
-    // replacing these first decodes the same as the general decoder does.
-    const quoted = raw.replaceAll('&quot;', '"');
-    if (!quoted.includes('&')) return quoted;
-    try {
-      return decodeEntities(quoted);
-    } catch {
-      return undefined;
-    }
+    return textOf(raw);
   }
 
   /** Whether only whitespace is left. */
   atEnd(): boolean {
     this.skipSpace();
     return this.i >= this.xml.length;
+  }
+}
+
+/** Raw element text with its references decoded; undefined when it holds one parseXml refuses. */
+function textOf(raw: string): string | undefined {
+  if (!raw.includes('&')) return raw;
+  // Quoted ETags are the one reference nearly every entry carries; each `&` starts its own reference, so
+  // replacing these first decodes the same as the general decoder does.
+  const quoted = raw.replaceAll('&quot;', '"');
+  if (!quoted.includes('&')) return quoted;
+  try {
+    return decodeEntities(quoted);
+  } catch {
+    return undefined;
   }
 }

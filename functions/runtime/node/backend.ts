@@ -8,6 +8,7 @@ import type { WireRequest } from './http1/request-head';
 import type { WireResponse } from './http1/response';
 import { DEFAULT_IDLE_TIMEOUT_MS } from '../shared/settings';
 import { NodeHeaders } from './headers';
+import { webBody } from './web-body';
 
 export interface NodeBackendOptions {
   /**
@@ -65,7 +66,7 @@ class PooledBackend implements NodeBackend {
       return {
         status: res.statusCode ?? 502,
         headers: NodeHeaders.fromIncoming(res.headers),
-        body: Readable.toWeb(res) as unknown as ReadableStream<Uint8Array>,
+        body: webBody(res),
       };
     };
   }
