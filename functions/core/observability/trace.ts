@@ -57,9 +57,14 @@ export function parseTraceparent(value: string | null): { traceId: string; paren
  * all leave it out).
  */
 export function withTrace(headers: HeaderMap, trace: TraceContext): HeaderMap {
-  const out: HeaderMap = { ...headers, traceparent: `00-${trace.traceId}-${trace.spanId}-${trace.flags}` };
-  if (trace.state !== undefined) out.tracestate = trace.state;
-  else delete out.tracestate;
+  const traceparent = `00-${trace.traceId}-${trace.spanId}-${trace.flags}`;
+  // Object.assign, never a spread followed by new properties or a delete: those give the object a fresh
+  // hidden class (or dictionary mode) on every request, which every later read of the headers pays for.
+  if (trace.state !== undefined) return Object.assign({}, headers, { traceparent, tracestate: trace.state });
+  if (headers.tracestate === undefined) return Object.assign({}, headers, { traceparent });
+  const out: HeaderMap = {};
+  for (const name in headers) if (name !== 'tracestate') out[name] = headers[name];
+  out.traceparent = traceparent;
   return out;
 }
 

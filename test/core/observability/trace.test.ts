@@ -1,4 +1,5 @@
 import { parseTraceparent, traceContext, withTrace } from '../../../functions/core/observability/trace';
+import { keepsOneHiddenClass } from '../../support/hidden-class';
 
 const headers = (values: Record<string, string>): Headers => new Headers(values);
 const VALID = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -56,5 +57,10 @@ describe('withTrace', () => {
 
   it('drops a tracestate that no valid traceparent came with', () => {
     expect(withTrace({ tracestate: 'x=1' }, traceContext(headers({}))).tracestate).toBeUndefined();
+  });
+
+  it('gives every forwarded request of one shape the same hidden class (no spread followed by new properties, no delete)', () => {
+    const trace = traceContext(headers({}));
+    expect(keepsOneHiddenClass((i) => withTrace({ host: 'backend', 'x-amz-date': `2026112${i % 10}T000000Z`, authorization: 'AWS4-HMAC-SHA256 …' }, trace))).toBe(true);
   });
 });
