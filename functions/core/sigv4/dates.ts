@@ -11,11 +11,19 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
  * @example formatAmzDate(Date.UTC(2013, 4, 24)) // '20130524T000000Z'
  */
 export function formatAmzDate(ms: number): string {
-  const iso = new Date(ms).toISOString();
+  // Every backend request is signed with the current second: formatted once per second, not per request.
+  const second = Math.floor(ms / 1000);
+  if (second === lastSecond) return lastText;
+  const iso = new Date(second * 1000).toISOString();
   // 2013-05-24T00:00:00.000Z -> 20130524T000000Z
   const date = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}`;
-  return `${date}T${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`;
+  lastText = `${date}T${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`;
+  lastSecond = second;
+  return lastText;
 }
+
+let lastSecond = NaN;
+let lastText = '';
 
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
