@@ -13,6 +13,7 @@
  * hold one more level (Owner's ID). Anything else makes the scanner give up.
  */
 import { decodeEntities } from '../xml';
+import { COMPACT_ENTRY, COMPACT_PREFIX, compactEntry, compactPrefix, elementText } from './listing-compact';
 
 /** The fields of a listing the gateway uses, as the backend wrote them (entities decoded, keys still URL-encoded). */
 export interface RawListing {
@@ -100,6 +101,13 @@ export class ListingScanner {
         at.i = COMPACT_ENTRY.lastIndex;
         return true;
       }
+    } else if (xml.startsWith('<CommonPrefixes>', start)) {
+      const prefix = compactPrefix(xml, start);
+      if (prefix !== undefined) {
+        this.listing.prefixes.push(prefix);
+        at.i = COMPACT_PREFIX.lastIndex;
+        return true;
+      }
     }
     const name = at.openTag();
     if (name === undefined) return FAILED;
@@ -123,28 +131,6 @@ export class ListingScanner {
     }
     return true;
   }
-}
-
-/**
- * The entry every S3 implementation writes unindented, in the order AWS documents (RGW adds Type, MinIO and
- * AWS an Owner with fetch-owner): one native regular expression reads it about five times faster than the
- * general walk below, which reads whatever this does not match. The texts the walk would decode are decoded
- * the same way; an Owner or Type holding a reference goes to the walk, which checks it.
- */
-const COMPACT_ENTRY =
-  /<Contents><Key>([^<]*)<\/Key><LastModified>([^<]*)<\/LastModified><ETag>([^<]*)<\/ETag><Size>([0-9]+)<\/Size>(?:<Owner><ID>[^<&]*<\/ID>(?:<DisplayName>[^<&]*<\/DisplayName>)?<\/Owner>)?<StorageClass>([^<]*)<\/StorageClass>(?:<Type>[^<&]*<\/Type>)?<\/Contents>/y;
-
-/** The entry at `start` when it has the compact form (COMPACT_ENTRY.lastIndex is then its end), else undefined. */
-function compactEntry(xml: string, start: number): RawEntry | undefined {
-  COMPACT_ENTRY.lastIndex = start;
-  const m = COMPACT_ENTRY.exec(xml);
-  if (m === null) return undefined;
-  const key = textOf(m[1]);
-  const lastModified = textOf(m[2]);
-  const etag = textOf(m[3]);
-  const storageClass = textOf(m[5]);
-  if (key === undefined || lastModified === undefined || etag === undefined || storageClass === undefined) return undefined;
-  return { key, lastModified, etag, size: m[4], storageClass };
 }
 
 /** The declaration and the root's start tag, once both have arrived. */
@@ -298,7 +284,7 @@ class Cursor {
     if (end < 0) return undefined;
     const raw = xml.slice(this.i, end);
     this.i = end;
-    return textOf(raw);
+    return elementText(raw);
   }
 
   /** Whether only whitespace is left. */
@@ -308,16 +294,3 @@ class Cursor {
   }
 }
 
-/** Raw element text with its references decoded; undefined when it holds one parseXml refuses. */
-function textOf(raw: string): string | undefined {
-  if (!raw.includes('&')) return raw;
-  // Quoted ETags are the one reference nearly every entry carries; each `&` starts its own reference, so
-  // replacing these first decodes the same as the general decoder does.
-  const quoted = raw.replaceAll('&quot;', '"');
-  if (!quoted.includes('&')) return quoted;
-  try {
-    return decodeEntities(quoted);
-  } catch {
-    return undefined;
-  }
-}

@@ -18,6 +18,24 @@ describe('ListingScanner', () => {
     expect(scan(PAGE)).toEqual({ contents: [{ key: 'a%2Fb', etag: '"e"' }], prefixes: ['p%2F'], isTruncated: 'false' });
   });
 
+  it('GIVEN entries and prefixes as RGW writes them (compact) THEN they read as the same page indented', () => {
+    const entry = (key: string, extra: string): string =>
+      `<Contents><Key>${key}</Key><LastModified>2026-11-27T10:00:00.000Z</LastModified><ETag>&quot;9dd4&quot;</ETag><Size>11</Size>${extra}<StorageClass>STANDARD</StorageClass><Type>Normal</Type></Contents>`;
+    const body = entry('a%2F1', '') + entry('a%2F2&amp;', '<Owner><ID>o</ID><DisplayName>d</DisplayName></Owner>') + entry('a%2F3', '<Owner><ID>&amp;</ID></Owner>') + '<CommonPrefixes><Prefix>p&amp;%2F</Prefix></CommonPrefixes>';
+    const compact = `<ListBucketResult><IsTruncated>false</IsTruncated>${body}</ListBucketResult>`;
+    const indented = compact.replace(/<(Key|CommonPrefixes)>/g, '\n  <$1>');
+    const page = scan(compact);
+    expect(page?.contents.map((e) => [e.key, e.etag, e.size, e.storageClass])).toEqual([
+      ['a%2F1', '"9dd4"', '11', 'STANDARD'],
+      ['a%2F2&', '"9dd4"', '11', 'STANDARD'],
+      ['a%2F3', '"9dd4"', '11', 'STANDARD'],
+    ]);
+    expect(page?.prefixes).toEqual(['p&%2F']);
+    expect(page).toEqual(scan(indented));
+    // Split anywhere, the compact form still reads whole once the rest arrives.
+    for (const at of [40, 120, 200, 333]) expect(scan(compact.slice(0, at), compact.slice(at))).toEqual(page);
+  });
+
   it('GIVEN a page without declaration, or one split inside a tag or a reference THEN it reads the same', () => {
     const bare = PAGE.replace(/^<\?xml[^>]*>/, '');
     expect(scan(bare)).toEqual(scan(PAGE));
