@@ -10,8 +10,8 @@ import { proxyRequest } from '../../support/proxy-request';
  * The stores' client (createStores): every backend request the core sends itself for a client request (a
  * listing, a copy, multipart control, a batch delete, Azure's and GCS's lookups) carries the client's trace,
  * stamped after signing, as the dispatch loop does for a Forward. In process: the runtime's client is a
- * recorder answering each request with a plausible document; RGW, Azurite and the GCS emulator are driven in
- * test/e2e/observability.test.ts.
+ * recorder answering each request with a plausible document. test/e2e/observability.test.ts checks the same
+ * against real RGW, through a recording hop.
  */
 const NOW = Date.UTC(2026, 5, 1, 12);
 const HOST = 'gateway.test';
