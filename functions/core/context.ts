@@ -1,5 +1,5 @@
 import type { Bucket, Config } from './config/types';
-import type { ObjectStore } from './backends/store';
+import type { BackendCall, ObjectStore } from './backends/store';
 import type { Identity } from './auth/identity';
 import type { ProxyRequest } from './http';
 import type { RequestRecord } from './observability/record';
@@ -31,4 +31,12 @@ export interface BucketContext extends RequestContext {
  */
 export function inBucket(ctx: RequestContext, bucket: Bucket, store: ObjectStore): BucketContext {
   return { request: ctx.request, query: ctx.query, identity: ctx.identity, config: ctx.config, requestId: ctx.requestId, record: ctx.record, bucket, store };
+}
+
+/**
+ * The backend call of a request the core sends itself: abandoned with the client's request, and carrying its
+ * trace. Built per call (a request sends few), so the signal is still only created when a call needs it.
+ */
+export function backendCall(ctx: RequestContext): BackendCall {
+  return { signal: ctx.request.signal, trace: ctx.record?.trace };
 }

@@ -1,4 +1,13 @@
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  UploadPartCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { AssumeRoleWithWebIdentityCommand, STSClient, STSServiceException } from '@aws-sdk/client-sts';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,36 +20,46 @@ import { freePort, startGateway, type RunningGateway, type RuntimeName } from '.
 import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
 import { startPrometheus, type Prometheus } from '../support/prometheus';
 import { rawRequest } from '../support/raw-request';
+import { startRecordingHop, type RecordedRequest, type RecordingHop } from '../support/recording-hop';
 import { createBucket, startRgw, type Rgw } from '../support/rgw';
 
 /**
  * Operating the gateway (issue 24), with real parts: Ceph RGW behind it, a local HTTPS OIDC issuer for STS
  * sessions, aws-cli and the JS SDK as clients, a real Prometheus scraping the Node server's METRICS_PORT, and
- * the Lambda handler's EMF lines. Every identity kind's audit fields, the trace carried to RGW and back into
- * the log, and no secret or token anywhere in what the gateway logged.
+ * the Lambda handler's EMF lines. Every identity kind's audit fields, the trace carried to RGW (seen by a
+ * recording hop in front of it) and back into the log, and no secret or token anywhere in what the gateway
+ * logged. The trace reaches RGW on forwarded requests and on the gateway's own (listings, copies, multipart
+ * control, batch deletes).
  */
 const ROLE_ARN = 'arn:aws:iam::000000000000:role/ci';
 const SUBJECT = 'repo:acme/widgets:ref:refs/heads/main';
 const SESSION_TOKEN_KEY = randomBytes(32).toString('base64');
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_ID = '00f067aa0ba902b7';
+/** The trace an instrumented SDK client sends with the requests the gateway answers with its own backend calls. */
+const SDK_TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+const SDK_PARENT_ID = 'b7ad6b7169203331';
+const SDK_TRACESTATE = 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE';
 const A_BYTES = 1000;
 const B_BYTES = 500;
 
 let rgw: Rgw;
+/** Between the gateway and RGW: what each backend request carried. */
+let hop: RecordingHop;
 let issuer: OidcIssuer;
 let workdir: string;
 
 beforeAll(async () => {
   [rgw, issuer] = await Promise.all([startRgw(), startOidcIssuer()]);
   await createBucket(rgw, 'data');
+  hop = await startRecordingHop(rgw.endpoint);
   workdir = mkdtempSync(join(tmpdir(), 'observability-'));
   writeFileSync(join(workdir, 'a.txt'), 'a'.repeat(A_BYTES));
   writeFileSync(join(workdir, 'b.txt'), 'b'.repeat(B_BYTES));
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all([rgw?.stop(), issuer?.stop()]);
+  await Promise.all([hop?.stop(), rgw?.stop(), issuer?.stop()]);
   if (workdir) rmSync(workdir, { recursive: true, force: true });
 });
 
@@ -51,7 +70,7 @@ name = "data"
 backend_type = "s3"
 anonymous_access = true
 [buckets.backend_options]
-endpoint = "${rgw.endpoint}"
+endpoint = "${hop.endpoint}"
 bucket_name = "data"
 region = "us-east-1"
 access_key_id = "${rgw.accessKeyId}"
@@ -67,7 +86,7 @@ bucket_name = "down"
 access_key_id = "AKIDDOWN"
 secret_access_key = "down-backend-secret"
 
-${credentialsToml(ADMIN, 'admin', '["get_object", "head_object", "list_bucket", "put_object"]')}
+${credentialsToml(ADMIN, 'admin', '["get_object", "head_object", "list_bucket", "put_object", "delete_object", "create_multipart_upload", "upload_part", "complete_multipart_upload"]')}
 [[roles]]
 role_id = "${ROLE_ARN}"
 name = "CI"
@@ -125,7 +144,80 @@ async function traffic(gw: RunningGateway): Promise<Secrets> {
   expect((await fetch(url)).status).toBe(200);
   expect((await rawRequest(gw.endpoint, { method: 'GET', target: '/nosuch/x', headers: { traceparent: 'garbage' } })).status).toBe(404);
   expect((await rawRequest(gw.endpoint, { method: 'GET', target: '/down/x' })).status).toBe(503);
+  await sdkTracedTraffic(gw);
   return { values };
+}
+
+/** A JS SDK client whose every request carries SDK_TRACE_ID, as an instrumented application's requests do. */
+function tracedClient(gw: RunningGateway): S3Client {
+  const client = jsClient(gw.endpoint, ADMIN);
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const request = args.request as { headers: Record<string, string> };
+      request.headers.traceparent = `00-${SDK_TRACE_ID}-${SDK_PARENT_ID}-01`;
+      request.headers.tracestate = SDK_TRACESTATE;
+      return next(args);
+    },
+    { step: 'build' },
+  );
+  return client;
+}
+
+/**
+ * Requests the gateway serves with backend calls of its own (a listing, a copy, multipart control, a batch
+ * delete), and an UploadPart it forwards, all in the SDK client's trace. The log names every line's span.
+ */
+async function sdkTracedTraffic(gw: RunningGateway): Promise<void> {
+  const sdk = tracedClient(gw);
+  try {
+    expect((await sdk.send(new ListObjectsV2Command({ Bucket: 'data', Prefix: 'obs/' }))).KeyCount).toBe(1);
+    await sdk.send(new CopyObjectCommand({ Bucket: 'data', Key: 'traced/copy.txt', CopySource: 'data/obs/a.txt' }));
+    const { UploadId } = await sdk.send(new CreateMultipartUploadCommand({ Bucket: 'data', Key: 'traced/mpu.txt' }));
+    const { ETag } = await sdk.send(new UploadPartCommand({ Bucket: 'data', Key: 'traced/mpu.txt', UploadId, PartNumber: 1, Body: 'part one' }));
+    await sdk.send(new CompleteMultipartUploadCommand({ Bucket: 'data', Key: 'traced/mpu.txt', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag }] } }));
+    const deleted = await sdk.send(new DeleteObjectsCommand({ Bucket: 'data', Delete: { Objects: [{ Key: 'traced/copy.txt' }, { Key: 'traced/mpu.txt' }] } }));
+    expect(deleted.Deleted?.map((d) => d.Key).sort()).toEqual(['traced/copy.txt', 'traced/mpu.txt']);
+  } finally {
+    sdk.destroy();
+  }
+}
+
+/** The requests RGW received in the trace of `entry`'s request, with its span (the gateway's) as parent. */
+function atBackend(entry: LogEntry): RecordedRequest[] {
+  return hop.requests.filter((r) => r.headers.traceparent === `00-${String(entry.traceId)}-${String(entry.spanId)}-01`);
+}
+
+/** Each SDK-traced operation, and how its main backend request (the gateway's own call, or the Forward) looks. */
+const OWN_CALLS: ReadonlyArray<[string, (r: RecordedRequest) => boolean]> = [
+  ['ListObjects', (r) => r.method === 'GET' && r.path.includes('list-type=2')],
+  ['CopyObject', (r) => r.method === 'PUT' && String(r.headers['x-amz-copy-source']).endsWith('obs/a.txt')],
+  ['CreateMultipartUpload', (r) => r.method === 'POST' && /[?&]uploads(=|&|$)/.test(r.path)],
+  ['UploadPart', (r) => r.method === 'PUT' && r.path.includes('partNumber=1')],
+  ['CompleteMultipartUpload', (r) => r.method === 'POST' && r.path.includes('uploadId=')],
+  ['DeleteObjects', (r) => r.method === 'POST' && /[?&]delete(=|&|$)/.test(r.path)],
+];
+
+/**
+ * Every backend request of a traced request reached RGW in the client's trace, with the gateway's span as
+ * its parent (the span its log line names) and the client's tracestate, outside what the gateway signed.
+ */
+function expectTracesAtBackend(entries: LogEntry[]): void {
+  const get = only(entries, (e) => e.parentSpanId === PARENT_ID);
+  expect(atBackend(get)).toEqual([expect.objectContaining({ method: 'GET', path: '/data/obs/a.txt' })]);
+  expect(atBackend(get)[0].headers).not.toHaveProperty('tracestate');
+  for (const [operation, isItsRequest] of OWN_CALLS) {
+    const entry = only(entries, (e) => e.traceId === SDK_TRACE_ID && e.operation === operation);
+    expect(entry).toMatchObject({ parentSpanId: SDK_PARENT_ID, status: 200 });
+    // Named, so a failure says whose backend request went without the trace. Complete may send a HEAD too.
+    const sent = atBackend(entry);
+    expect({ operation, reached: sent.some(isItsRequest) }).toEqual({ operation, reached: true });
+    for (const request of sent) {
+      expect(request.headers.tracestate).toBe(SDK_TRACESTATE);
+      const signedHeaders = /SignedHeaders=([^,]*)/.exec(String(request.headers.authorization))?.[1];
+      expect(signedHeaders).toContain('host');
+      expect(signedHeaders).not.toMatch(/traceparent|tracestate/);
+    }
+  }
 }
 
 /** The access-log lines the gateway wrote (stdout), parsed. */
@@ -145,8 +237,9 @@ function only(entries: LogEntry[], match: (e: LogEntry) => boolean): LogEntry {
 
 /** The audit fields of every identity kind, and the trace, as the access log has them on `runtime`. */
 async function expectAuditTrail(gw: RunningGateway, secrets: Secrets): Promise<LogEntry[]> {
-  // The last request's line is written once its response is done.
+  // The last requests' lines are written once their responses are done.
   expect(await gw.logged(/"path":"\/down\/x"/)).toBe(true);
+  expect(await gw.logged(/"operation":"DeleteObjects"/)).toBe(true);
   const entries = accessLog(gw);
   expect(only(entries, (e) => e.operation === 'PutObject' && e.key === 'obs/a.txt')).toMatchObject({
     caller: 'key',
@@ -208,6 +301,10 @@ describe('metrics, audit trail and traces on the Node server, scraped by Prometh
 
   it('logs who did what: a static key, an STS session and anonymous callers, with their traces; no secret', async () => {
     await expectAuditTrail(gw, secrets);
+  });
+
+  it('carries each request\'s trace to RGW: forwarded requests and the gateway\'s own listing, copy, multipart and batch delete calls', async () => {
+    expectTracesAtBackend(await expectAuditTrail(gw, secrets));
   });
 
   it('serves the metrics on METRICS_PORT only: the S3 port has no /metrics', async () => {
@@ -289,5 +386,9 @@ describe.each<RuntimeName>(['lambda', 'web'])('audit trail and CloudWatch EMF me
     const refused = only(entries, (e) => e.errorCode === 'InvalidIdentityToken');
     expect(refused).toMatchObject({ Action: 'AssumeRoleWithWebIdentity', Outcome: 'InvalidIdentityToken', StsRequests: 1 });
     expect(expectEmf(refused)).toContain('StsRequests');
+  });
+
+  it('carries each request\'s trace to RGW: forwarded requests and the gateway\'s own listing, copy, multipart and batch delete calls', async () => {
+    expectTracesAtBackend(await expectAuditTrail(gw, secrets));
   });
 });

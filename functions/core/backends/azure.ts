@@ -9,7 +9,7 @@ import { azureError } from './azure/errors';
 import { SAS_RESPONSE_OVERRIDES, blobSasQuery, type BlobSas } from './azure/sas';
 import { sharedKeyAuthorization } from './azure/shared-key';
 import { collectPage, isoDate, quoteEtag, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from './listing';
-import type { ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
+import type { BackendCall, ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
 import { deleted, s3ErrorResponse, s3ResponseHeaders, userMetadata } from './translate';
 
 /** The Blob service version the gateway speaks (header `x-ms-version` and SAS `sv`). */
@@ -65,7 +65,7 @@ export class AzureStore implements ObjectStore {
       const suffix = /^bytes=-(\d+)$/.exec(headers.range ?? '');
       if (suffix) {
         // Azure has no suffix ranges (`bytes=-N`; Azurite answers 500): resolve it against the blob's size.
-        const size = await this.blobSize(blob);
+        const size = await this.blobSize(blob, { trace: request.trace });
         const length = Math.min(Number(suffix[1]), size);
         if (length === 0) delete headers.range;
         else headers.range = `bytes=${size - length}-${size - 1}`;
@@ -124,20 +124,20 @@ export class AzureStore implements ObjectStore {
   }
 
   /** A Shared Key signed (or, without a key, anonymous) request the core sends itself. */
-  private async send(method: string, url: string, signal?: AbortSignal): Promise<BackendResponse> {
+  private async send(method: string, url: string, call?: BackendCall): Promise<BackendResponse> {
     const headers: HeaderMap = { 'x-ms-version': AZURE_API_VERSION, 'x-ms-date': new Date(this.deps.now()).toUTCString() };
     if (this.key !== undefined) headers.authorization = await sharedKeyAuthorization(this.backend.accountName, this.key, { method, url, headers });
-    return this.deps.client({ method, url, headers }, signal);
+    return this.deps.client({ method, url, headers }, call);
   }
 
-  private async blobSize(blob: string): Promise<number> {
-    const response = await this.send('HEAD', `${this.containerUrl()}/${encodeKey(blob)}`);
+  private async blobSize(blob: string, call: BackendCall): Promise<number> {
+    const response = await this.send('HEAD', `${this.containerUrl()}/${encodeKey(blob)}`, call);
     await response.body?.cancel();
     if (response.status !== 200) throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
     return Number(response.headers.get('content-length') ?? 0);
   }
 
-  async list(params: ListParams, signal?: AbortSignal): Promise<ListPage> {
+  async list(params: ListParams, call?: BackendCall): Promise<ListPage> {
     const prefix = this.backend.backendPrefix;
     const fetchPage = async (marker: string | undefined, limit: number): Promise<BackendListPage> => {
       const query: [string, string][] = [
@@ -149,7 +149,7 @@ export class AzureStore implements ObjectStore {
       if (params.delimiter) query.push(['delimiter', params.delimiter]);
       if (marker) query.push(['marker', marker]);
       const url = `${this.containerUrl()}?${query.map(([n, v]) => `${n}=${encodeKey(v, false)}`).join('&')}`;
-      const response = await this.send('GET', url, signal);
+      const response = await this.send('GET', url, call);
       const text = await backendDocument(response.body);
       if (response.status !== 200) throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
       const doc = childOf(parseXml(text), 'EnumerationResults');

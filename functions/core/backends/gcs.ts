@@ -2,7 +2,7 @@ import type { GcsBackend } from '../config/types';
 import type { Forward } from '../http';
 import { GcsJsonApi } from './gcs/json-api';
 import { GcsXmlApi } from './gcs/xml-api';
-import type { ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
+import type { BackendCall, ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
 
 /**
  * A Google Cloud Storage bucket as a virtual bucket. Real GCS is spoken to through the XML API with V4
@@ -20,7 +20,7 @@ export class GcsStore implements ObjectStore {
     return this.api.forwardObject(request);
   }
 
-  list(params: ListParams, signal?: AbortSignal): Promise<ListPage> {
-    return this.api.list(params, signal);
+  list(params: ListParams, call?: BackendCall): Promise<ListPage> {
+    return this.api.list(params, call);
   }
 }

@@ -1,10 +1,11 @@
 import type { BackendConfig, Bucket, S3Backend, StaticKeys } from '../config/types';
 import { S3Error } from '../errors';
 import type { BackendClient } from '../http';
+import { tracedRequest } from '../observability/trace';
 import { AzureStore } from './azure';
 import { GcsStore } from './gcs';
 import { S3Store } from './s3';
-import type { ObjectStore, StoreDeps } from './store';
+import type { ObjectStore, StoreClient, StoreDeps } from './store';
 
 /**
  * One store factory per backend type: adding a backend means adding its module and one line here. The
@@ -29,7 +30,7 @@ export function createStore(backend: BackendConfig, deps: StoreDeps): ObjectStor
 export type S3CredentialSource = (bucket: string, backend: S3Backend) => () => Promise<StaticKeys | undefined>;
 
 export interface StoresDeps {
-  /** Executes every backend request the stores send; transport failures become 503 or 504. */
+  /** Executes every backend request the stores send, with its call's trace; transport failures become 503 or 504. */
   readonly client: BackendClient;
   readonly now: () => number;
   readonly s3Credentials: S3CredentialSource;
@@ -37,7 +38,7 @@ export interface StoresDeps {
 
 /** One store per virtual bucket. Azure and GCS stores sign with the static keys in their own configuration. */
 export function createStores(buckets: Iterable<Bucket>, deps: StoresDeps): ReadonlyMap<string, ObjectStore> {
-  const client = guardClient(deps.client);
+  const client = storeClient(deps.client);
   const unsigned = async (): Promise<undefined> => undefined;
   const stores = new Map<string, ObjectStore>();
   for (const bucket of buckets) {
@@ -48,11 +49,17 @@ export function createStores(buckets: Iterable<Bucket>, deps: StoresDeps): Reado
   return stores;
 }
 
-/** Backend transport failures become 503 (unreachable) or 504 (timed out) instead of internal errors. */
-function guardClient(client: BackendClient): BackendClient {
-  return async (request, signal) => {
+/**
+ * The stores' client over the runtime's: a call's trace is stamped on the signed request (as the dispatch
+ * loop does for a Forward), and transport failures become 503 (unreachable) or 504 (timed out) instead of
+ * internal errors.
+ */
+function storeClient(client: BackendClient): StoreClient {
+  return async (request, call) => {
+    const signal = call?.signal;
+    const trace = call?.trace;
     try {
-      return await client(request, signal);
+      return await client(trace === undefined ? request : tracedRequest(request, trace), signal);
     } catch (err) {
       if (err instanceof S3Error) throw err;
       if (signal?.aborted) throw err;

@@ -10,6 +10,7 @@ import { buildXml, childOf, parseXml, textOf, type XmlNode } from '../xml';
 import { readS3ListingBody } from './s3-listing';
 import {
   passThroughHeaders,
+  type BackendCall,
   type ListPage,
   type ListParams,
   type ObjectRequest,
@@ -109,7 +110,7 @@ export class S3Store implements ObjectStore {
    * Signs and sends a request whose answer the core reads itself (copy, multipart control, batch delete).
    * A body is small and in hand: it is signed with its SHA-256 and sent with its length.
    */
-  async send(request: StoreRequest, signal?: AbortSignal): Promise<BackendResponse> {
+  async send(request: StoreRequest, call?: BackendCall): Promise<BackendResponse> {
     const url = this.url(request.key, request.query);
     const headers: HeaderMap = Object.assign({}, request.headers);
     let payloadHash = EMPTY_SHA256;
@@ -118,14 +119,14 @@ export class S3Store implements ObjectStore {
       payloadHash = await sha256Hex(request.body);
     }
     const signed = await this.sign(request.method, url, headers, payloadHash);
-    return this.deps.client({ method: request.method, url, headers: signed, body: request.body ?? null }, signal);
+    return this.deps.client({ method: request.method, url, headers: signed, body: request.body ?? null }, call);
   }
 
   /**
    * A listing page. Positions are keys (V2 `start-after`, V1 `marker`), which S3 resumes from as cheaply as
    * from its own token, so no backend token is asked for or handed out; owners are never asked for.
    */
-  async list(params: ListParams, signal?: AbortSignal): Promise<ListPage> {
+  async list(params: ListParams, call?: BackendCall): Promise<ListPage> {
     const prefix = this.backend.backendPrefix;
     const query: Record<string, string> = { 'encoding-type': 'url', 'max-keys': String(params.maxKeys), prefix: prefix + params.prefix };
     if (params.delimiter) query.delimiter = params.delimiter;
@@ -137,7 +138,7 @@ export class S3Store implements ObjectStore {
     }
     const url = this.url(undefined, query);
     const headers = await this.sign('GET', url, {}, EMPTY_SHA256);
-    const response = await this.deps.client({ method: 'GET', url, headers }, signal);
+    const response = await this.deps.client({ method: 'GET', url, headers }, call);
     if (response.status !== 200) {
       const err = backendError(response.status, await backendDocument(response.body));
       throw this.clean(err.message) === undefined ? new S3Error(err.code, `The backend answered ${err.code}`) : err;

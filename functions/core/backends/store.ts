@@ -1,5 +1,6 @@
 import type { StaticKeys } from '../config/types';
-import type { BackendClient, Forward, HeaderMap, ReadonlyHeaders } from '../http';
+import type { BackendRequest, BackendResponse, Forward, HeaderMap, ReadonlyHeaders } from '../http';
+import type { TraceContext } from '../observability/trace';
 
 /**
  * What every backend module offers the operations. Each store (S3, Azure, GCS) turns these calls into its
@@ -9,8 +10,24 @@ export interface ObjectStore {
   /** A Forward for a single-object request (GET, HEAD, PUT, DELETE) whose body streams through. */
   forwardObject(request: ObjectRequest): Promise<Forward>;
   /** One page of a listing, in S3 terms with the backend prefix already stripped. */
-  list(params: ListParams, signal?: AbortSignal): Promise<ListPage>;
+  list(params: ListParams, call?: BackendCall): Promise<ListPage>;
 }
+
+/**
+ * What ties a backend request the core sends itself (a listing, a copy, multipart control) to the client
+ * request it serves: it is abandoned when the client goes away, and is part of the client's trace.
+ */
+export interface BackendCall {
+  readonly signal?: AbortSignal;
+  /** The client request's trace: the backend request carries it (`traceparent`, `tracestate`), unsigned. */
+  readonly trace?: TraceContext;
+}
+
+/**
+ * How stores send their own backend requests: the runtime's BackendClient with the call's trace stamped
+ * after signing, and transport failures as S3 errors (backends/index.ts).
+ */
+export type StoreClient = (request: BackendRequest, call?: BackendCall) => Promise<BackendResponse>;
 
 export interface ObjectRequest {
   readonly method: 'GET' | 'HEAD' | 'PUT' | 'DELETE';
@@ -30,6 +47,11 @@ export interface ObjectRequest {
   readonly requestId: string;
   /** The client's path, named as `Resource` in a backend error rewritten for the client (default `/{key}`). */
   readonly resource?: string;
+  /**
+   * The client request's trace, for the backend requests a store sends itself before its Forward (Azure's
+   * blob size, GCS's object lookups and upload sessions). The Forward's own request is traced by the runtime.
+   */
+  readonly trace?: TraceContext;
 }
 
 export interface ListParams {
@@ -68,7 +90,7 @@ export interface ListPage {
 
 /** What a store needs from the gateway: the HTTP client, the clock and (for S3) its credentials. */
 export interface StoreDeps {
-  readonly client: BackendClient;
+  readonly client: StoreClient;
   readonly now: () => number;
   /** Credentials for signing, or undefined for unsigned (anonymous) backend requests. */
   readonly credentials: () => Promise<StaticKeys | undefined>;

@@ -1,4 +1,4 @@
-import type { HeaderMap, ReadonlyHeaders } from '../http';
+import type { BackendRequest, HeaderMap, ReadonlyHeaders } from '../http';
 
 /**
  * W3C Trace Context (https://www.w3.org/TR/trace-context/): the trace a request belongs to, and the span the
@@ -66,6 +66,14 @@ export function withTrace(headers: HeaderMap, trace: TraceContext): HeaderMap {
   for (const name in headers) if (name !== 'tracestate') out[name] = headers[name];
   out.traceparent = traceparent;
   return out;
+}
+
+/**
+ * A signed backend request with the trace propagated (`withTrace`): the one place the trace is stamped on
+ * every backend request, a Forward's (the dispatch loop) and the core's own (the stores' client).
+ */
+export function tracedRequest(request: BackendRequest, trace: TraceContext): BackendRequest {
+  return { method: request.method, url: request.url, headers: withTrace(request.headers, trace), body: request.body };
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));

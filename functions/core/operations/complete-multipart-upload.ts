@@ -11,7 +11,7 @@ import { verifiedBody } from '../payload/upload';
 import { S3_XMLNS, errorResponse } from '../responses';
 import { buildXml, childOf, listOf, textOf } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
-import type { BucketContext } from '../context';
+import { backendCall, type BucketContext } from '../context';
 import { malformedXml, requestDocument } from './request-document';
 import { authorizeKey, type Handler } from './operation';
 import { completeHeaders } from './write-headers';
@@ -75,7 +75,7 @@ async function complete(
     buildXml('CompleteMultipartUpload', { Part: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) }, S3_XMLNS),
   );
   const headers = Object.assign(completeHeaders(ctx.request.headers), { 'content-type': 'application/xml' });
-  const response = await store.send({ method: 'POST', key, query: { uploadId }, headers, body }, ctx.request.signal);
+  const response = await store.send({ method: 'POST', key, query: { uploadId }, headers, body }, backendCall(ctx));
   const read = await readDocument(response, 'CompleteMultipartUploadResult', ctx);
   if (read.response) return read.response;
   let etag = textOf(childOf(read.document, 'ETag')) ?? '';
@@ -93,7 +93,7 @@ async function complete(
 
 /** Ceph RGW (Pacific) answers Complete with an empty ETag; its HEAD has the right one (backends.md). */
 async function currentETag(ctx: BucketContext, store: ReturnType<typeof s3StoreOf>, key: string): Promise<string> {
-  const head = await store.send({ method: 'HEAD', key, headers: {} }, ctx.request.signal);
+  const head = await store.send({ method: 'HEAD', key, headers: {} }, backendCall(ctx));
   await head.body?.cancel();
   return head.status === 200 ? (head.headers.get('etag') ?? '') : '';
 }

@@ -11,7 +11,7 @@ import { backendBytes } from '../streams';
 import { parseXml, childOf } from '../xml';
 import { backendErrorResponse, passThrough, s3StoreOf, utf8 } from './backend-response';
 import { authorize } from '../auth/authorize';
-import type { BucketContext } from '../context';
+import { backendCall, type BucketContext } from '../context';
 import { authorizeKey, respond, type Handler } from './operation';
 import type { StoreRequest } from '../backends/s3';
 import { copyHeaders } from './write-headers';
@@ -123,7 +123,7 @@ export const copyObject: Handler<'CopyObject'> = async (op, ctx) => {
  */
 export async function sendCopy(ctx: BucketContext, request: StoreRequest, operation: string): Promise<ProxyResponse> {
   const store = s3StoreOf(ctx, operation);
-  const response = await store.send(request, ctx.request.signal);
+  const response = await store.send(request, backendCall(ctx));
   const body = await backendBytes(response.body);
   if (response.status !== 200 || childOf(parseXml(utf8(body)), 'Error') !== undefined) return backendErrorResponse(ctx, response, body);
   return passThrough(response, body, ctx.requestId);

@@ -2,7 +2,7 @@ import type { ProxyResponse } from '../http';
 import { clientAddress } from '../path-mapping';
 import { childOf, textOf } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
-import type { BucketContext } from '../context';
+import { backendCall, type BucketContext } from '../context';
 import { authorizeKey, respond, type Handler } from './operation';
 import { createMultipartHeaders } from './write-headers';
 
@@ -18,7 +18,7 @@ export const createMultipartUpload: Handler<'CreateMultipartUpload'> = async (op
 
 async function create(ctx: BucketContext, key: string): Promise<ProxyResponse> {
   const store = s3StoreOf(ctx, 'CreateMultipartUpload');
-  const response = await store.send({ method: 'POST', key, query: { uploads: '' }, headers: createMultipartHeaders(ctx.request.headers) }, ctx.request.signal);
+  const response = await store.send({ method: 'POST', key, query: { uploads: '' }, headers: createMultipartHeaders(ctx.request.headers) }, backendCall(ctx));
   const read = await readDocument(response, 'InitiateMultipartUploadResult', ctx);
   if (read.response) return read.response;
   const uploadId = textOf(childOf(read.document, 'UploadId')) ?? '';

@@ -13,7 +13,7 @@ import { S3_XMLNS, errorResponse } from '../responses';
 import { buildXml, childOf, listOf, textOf, type ParsedXml, type XmlNode } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
 import { isAuthorized, isAuthorizedInBucket } from '../auth/authorize';
-import type { BucketContext } from '../context';
+import { backendCall, type BucketContext } from '../context';
 import { malformedXml, requestDocument } from './request-document';
 import { authorizeBucket, type Handler } from './operation';
 
@@ -101,7 +101,7 @@ async function run(ctx: BucketContext, store: Store, mayDelete: EntryAuthorizer,
   const headers: Record<string, string> = { 'content-type': 'application/xml', 'content-md5': base64Digest('md5', backendBody) };
   // The client's checksum covered its own body; the backend gets the same algorithm over the new one.
   for (const { algorithm } of headerChecksums(ctx.request.headers)) headers[`x-amz-checksum-${algorithm}`] = base64Digest(algorithm, backendBody);
-  const response = await store.send({ method: 'POST', query: { delete: '' }, headers, body: backendBody }, ctx.request.signal);
+  const response = await store.send({ method: 'POST', query: { delete: '' }, headers, body: backendBody }, backendCall(ctx));
   const read = await readDocument(response, 'DeleteResult', ctx);
   if (read.response) return read.response;
   const result = read.document;

@@ -31,6 +31,7 @@ export const getObject: Handler<'GetObject' | 'HeadObject'> = (op, ctx): Promise
     headers: readHeaders(ctx),
     requestId: ctx.requestId,
     resource: ctx.request.rawPath,
+    trace: ctx.record?.trace,
   });
 };
 

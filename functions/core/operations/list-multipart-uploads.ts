@@ -12,7 +12,7 @@ import type { ProxyResponse } from '../http';
 import { encodeKey } from '../keys';
 import { childOf, listOf, textOf, type ParsedXml } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from './backend-response';
-import type { BucketContext } from '../context';
+import { backendCall, type BucketContext } from '../context';
 import { GATEWAY_OWNER, foldedPrefix, listableRanges, straddles } from './list-objects';
 import { encodesUrl, maxEntries } from './listing-params';
 import { authorizeKey, respond, type Handler } from './operation';
@@ -240,7 +240,7 @@ async function uploadsPage(
     query['key-marker'] = store.backendKey(marker.key);
     if (marker.uploadId) query['upload-id-marker'] = marker.uploadId;
   }
-  const response = await store.send({ method: 'GET', query, headers: {} }, ctx.request.signal);
+  const response = await store.send({ method: 'GET', query, headers: {} }, backendCall(ctx));
   const read = await readDocument(response, 'ListMultipartUploadsResult', ctx);
   if (read.response) throw new BackendAnswer(read.response);
   const result = read.document;

@@ -9,7 +9,7 @@
 import { authorize, listableRanges } from '../auth/authorize';
 import type { KeyRange } from '../auth/scopes';
 import type { S3Store } from '../backends/s3';
-import type { BucketContext } from '../context';
+import { backendCall, type BucketContext } from '../context';
 import { notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
 import { compareKeys, encodeKey } from '../keys';
@@ -211,7 +211,7 @@ async function versionsPage(
     query['key-marker'] = store.backendKey(marker.key);
     if (marker.versionId) query['version-id-marker'] = marker.versionId;
   }
-  const response = await store.send({ method: 'GET', query, headers: {} }, ctx.request.signal);
+  const response = await store.send({ method: 'GET', query, headers: {} }, backendCall(ctx));
   const read = await readDocument(response, 'ListVersionsResult', ctx);
   if (read.response) throw new BackendAnswer(read.response);
   const result = read.document;

@@ -13,7 +13,7 @@ import { compareKeys } from '../keys';
 import { S3Error, notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
 import type { ListEntry, ListPage, ListParams } from '../backends/store';
-import type { BucketContext, RequestContext } from '../context';
+import { backendCall, type BucketContext, type RequestContext } from '../context';
 import { MARKER_TAG, ListTokens, type ListHint, type ListPosition } from './list-token';
 import { renderListing } from './list-xml';
 import { authorizeKey, respond, type Handler } from './operation';
@@ -143,7 +143,7 @@ export async function listSegments(segments: readonly ListSegment[], params: Lis
       pages++;
       const page = await ctx.store.list(
         { version: 2, prefix: range.prefix, delimiter, maxKeys: maxKeys - count(), startAfter, continuationToken: token, fetchOwner: false },
-        ctx.request.signal,
+        backendCall(ctx),
       );
       // Whatever a backend answers outside the range (one that ignored the prefix) is never shown.
       for (const entry of page.contents) {
@@ -197,13 +197,13 @@ export function straddles(full: string, from: number, delimiter: string): boolea
 /** Whether the range holds a key (after `after`, in the bucket's key space): one single-key backend read. */
 async function holdsAny(ctx: BucketContext, range: KeyRange, after: string | undefined): Promise<boolean> {
   if (range.exact) return (await exactKey(ctx, range.prefix)) !== undefined;
-  const page = await ctx.store.list({ version: 2, prefix: range.prefix, maxKeys: 1, startAfter: after, fetchOwner: false }, ctx.request.signal);
+  const page = await ctx.store.list({ version: 2, prefix: range.prefix, maxKeys: 1, startAfter: after, fetchOwner: false }, backendCall(ctx));
   return page.contents.some((entry) => entry.key.startsWith(range.prefix)) || page.commonPrefixes.some((p) => p.startsWith(range.prefix));
 }
 
 /** The listing entry of exactly `key`, when it exists: it sorts first among the keys starting with it. */
 async function exactKey(ctx: BucketContext, key: string): Promise<ListEntry | undefined> {
-  const page = await ctx.store.list({ version: 2, prefix: key, maxKeys: 1, fetchOwner: false }, ctx.request.signal);
+  const page = await ctx.store.list({ version: 2, prefix: key, maxKeys: 1, fetchOwner: false }, backendCall(ctx));
   const entry = page.contents[0];
   return entry?.key === key ? entry : undefined;
 }

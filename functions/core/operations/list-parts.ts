@@ -1,7 +1,7 @@
 import type { ProxyResponse } from '../http';
 import { clientAddress } from '../path-mapping';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from './backend-response';
-import type { BucketContext } from '../context';
+import { backendCall, type BucketContext } from '../context';
 import { GATEWAY_OWNER } from './list-objects';
 import { authorizeKey, respond, type Handler } from './operation';
 
@@ -21,7 +21,7 @@ async function list(ctx: BucketContext, key: string, uploadId: string): Promise<
     const value = ctx.query.get(name);
     if (value !== undefined && value !== '') query[name] = value;
   }
-  const response = await store.send({ method: 'GET', key, query, headers: {} }, ctx.request.signal);
+  const response = await store.send({ method: 'GET', key, query, headers: {} }, backendCall(ctx));
   const read = await readDocument(response, 'ListPartsResult', ctx);
   if (read.response) return read.response;
   const address = clientAddress(ctx.config.pathMapping, ctx.bucket.name);

@@ -49,6 +49,7 @@ export const postObject: Handler<'PostObject'> = async (op, ctx, services) => {
     payloadHash: UNSIGNED_PAYLOAD,
     requestId: ctx.requestId,
     resource: ctx.request.rawPath,
+    trace: ctx.record?.trace,
   });
   return {
     kind: 'forward',

@@ -24,6 +24,7 @@ function upload(ctx: BucketContext, key: string): Promise<Dispatch> {
       payloadHash: upload.payloadHash,
       requestId: ctx.requestId,
       resource: ctx.request.rawPath,
+      trace: ctx.record?.trace,
     }),
   );
 }

@@ -1,6 +1,6 @@
 import { S3Error } from '../../core/errors';
 import type { RequestRecord } from '../../core/observability/record';
-import { withTrace } from '../../core/observability/trace';
+import { tracedRequest } from '../../core/observability/trace';
 import type { Gateway } from '../../core/gateway';
 import {
   isProxyResponse,
@@ -115,9 +115,8 @@ export async function runDispatch<X extends ClientExchange, B, R>(gateway: Dispa
  */
 async function forward<X extends ClientExchange, B, R>(runtime: DispatchRuntime<X, B, R>, exchange: X, request: BackendRequest, record: RequestRecord | undefined): Promise<B> {
   if (record === undefined) return runtime.forward(exchange, request);
-  const traced: BackendRequest = { method: request.method, url: request.url, headers: withTrace(request.headers, record.trace), body: request.body };
   try {
-    return await runtime.forward(exchange, traced);
+    return await runtime.forward(exchange, tracedRequest(request, record.trace));
   } catch (err) {
     const code = err instanceof S3Error ? err.code : undefined;
     if (code !== 'RequestTimeout') record.backendFailure = code === 'GatewayTimeout' ? 'timeout' : 'error';

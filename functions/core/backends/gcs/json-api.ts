@@ -7,7 +7,7 @@ import { encodeKey } from '../../keys';
 import { emptyResponse } from '../../responses';
 import { collectPage, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../listing';
 import { compareKeys } from '../../keys';
-import type { ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
+import type { BackendCall, ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
 import { deleted, s3ErrorResponse, userMetadata } from '../translate';
 import { gcsError, storageClassOf } from './errors';
 
@@ -55,9 +55,9 @@ export class GcsJsonApi {
     return `/b/${encodeKey(this.backend.bucketName, false)}/o/${encodeKey(name, false)}`;
   }
 
-  private async json(method: string, url: string, body?: unknown, signal?: AbortSignal): Promise<{ response: BackendResponse; value: unknown }> {
+  private async json(method: string, url: string, body: unknown, call: BackendCall | undefined): Promise<{ response: BackendResponse; value: unknown }> {
     const headers: HeaderMap = body === undefined ? {} : { 'content-type': 'application/json; charset=utf-8' };
-    const response = await this.deps.client({ method, url, headers, body: body === undefined ? null : new TextEncoder().encode(JSON.stringify(body)) }, signal);
+    const response = await this.deps.client({ method, url, headers, body: body === undefined ? null : new TextEncoder().encode(JSON.stringify(body)) }, call);
     const text = await backendDocument(response.body);
     let value: unknown;
     try {
@@ -69,8 +69,8 @@ export class GcsJsonApi {
   }
 
   /** The object resource, or undefined when there is no such object. */
-  private async resource(name: string): Promise<ObjectResource | undefined> {
-    const { response, value } = await this.json('GET', `${this.backend.endpoint}/storage/v1${this.objectPath(name)}`);
+  private async resource(name: string, call: BackendCall): Promise<ObjectResource | undefined> {
+    const { response, value } = await this.json('GET', `${this.backend.endpoint}/storage/v1${this.objectPath(name)}`, undefined, call);
     if (response.status === 404) return undefined;
     if (response.status !== 200) throw gcsError(response.status);
     return value as ObjectResource;
@@ -87,7 +87,7 @@ export class GcsJsonApi {
     }
     if (request.method === 'PUT') return this.put(request, name);
     if (request.query?.partNumber !== undefined && request.query.partNumber !== '1') throw notImplemented('Reading a part other than 1');
-    const object = await this.resource(name);
+    const object = await this.resource(name, { trace: request.trace });
     if (object === undefined) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: request.key });
     const headers = objectHeaders(object, request);
     const precondition = evaluatePreconditions(request.headers, headers.etag, object.updated);
@@ -124,7 +124,7 @@ export class GcsJsonApi {
       // The JSON API enforces generation preconditions atomically; the emulator ignores them, so the
       // gateway checks first as well.
       if (ifNoneMatch !== undefined && ifNoneMatch.trim() !== '*') throw notImplemented('If-None-Match other than * on PutObject');
-      const current = await this.resource(name);
+      const current = await this.resource(name, { trace: request.trace });
       const failed = (): S3Error => new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
       if (ifNoneMatch !== undefined) {
         if (current !== undefined) throw failed();
@@ -137,7 +137,7 @@ export class GcsJsonApi {
       }
     }
     const url = `${this.backend.endpoint}/upload/storage/v1/b/${encodeKey(this.backend.bucketName, false)}/o?${query.join('&')}`;
-    const { response } = await this.json('POST', url, resource);
+    const { response } = await this.json('POST', url, resource, { trace: request.trace });
     const session = response.headers.get('location');
     if (response.status !== 200 || !session) throw gcsError(response.status === 200 ? 502 : response.status);
     const headers: HeaderMap = {};
@@ -154,14 +154,14 @@ export class GcsJsonApi {
     };
   }
 
-  async list(params: ListParams, signal?: AbortSignal): Promise<ListPage> {
+  async list(params: ListParams, call?: BackendCall): Promise<ListPage> {
     const prefix = this.backend.backendPrefix;
     const fetchPage = async (marker: string | undefined, limit: number): Promise<BackendListPage> => {
       const query: [string, string][] = [['prefix', prefix + params.prefix], ['maxResults', String(Math.max(1, Math.min(limit, MAX_RESULTS)))]];
       if (params.delimiter) query.push(['delimiter', params.delimiter]);
       if (marker) query.push(['pageToken', marker]);
       const url = `${this.backend.endpoint}/storage/v1/b/${encodeKey(this.backend.bucketName, false)}/o?${query.map(([n, v]) => `${n}=${encodeKey(v, false)}`).join('&')}`;
-      const { response, value } = await this.json('GET', url, undefined, signal);
+      const { response, value } = await this.json('GET', url, undefined, call);
       if (response.status === 404) throw new S3Error('NoSuchBucket', 'The backend bucket of this bucket does not exist.');
       if (response.status !== 200 || typeof value !== 'object' || value === null) throw gcsError(response.status === 200 ? 502 : response.status);
       const page = value as { items?: ObjectResource[]; prefixes?: string[]; nextPageToken?: string };

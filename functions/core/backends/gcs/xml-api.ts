@@ -6,7 +6,7 @@ import { encodeKey } from '../../keys';
 import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../../xml';
 import { collectPage, sortItems, startPosition, toListPage, type BackendListPage, type ListItem, type ListPosition } from '../listing';
 import { compareKeys } from '../../keys';
-import type { ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
+import type { BackendCall, ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
 import { deleted, s3ErrorResponse, s3ResponseHeaders, userMetadata } from '../translate';
 import { gcsError, storageClassOf } from './errors';
 import { importServiceAccountKey, signUrl, type RsaKey } from './v4-signing';
@@ -69,7 +69,7 @@ export class GcsXmlApi {
     } else if (request.method === 'PUT') {
       for (const name of PUT_SIGNED_HEADERS) if (request.headers[name] !== undefined) signed[name] = request.headers[name];
       for (const [name, value] of userMetadata(request.headers)) signed[`x-goog-meta-${name}`] = value;
-      Object.assign(signed, await this.writePrecondition(path, request.headers));
+      Object.assign(signed, await this.writePrecondition(path, request));
       if (request.headers['content-length'] !== undefined) unsigned['content-length'] = request.headers['content-length'];
     }
     const url = await this.url(request.method, path, query, signed);
@@ -85,7 +85,8 @@ export class GcsXmlApi {
    * object); `If-Match: <etag>` is checked against the object's ETag and pinned to its generation, so the
    * write still fails if the object changes in between.
    */
-  private async writePrecondition(path: string, headers: HeaderMap): Promise<HeaderMap> {
+  private async writePrecondition(path: string, request: ObjectRequest): Promise<HeaderMap> {
+    const headers = request.headers;
     const ifNoneMatch = headers['if-none-match'];
     const ifMatch = headers['if-match'];
     const out: HeaderMap = {};
@@ -94,7 +95,7 @@ export class GcsXmlApi {
       out['x-goog-if-generation-match'] = '0';
     }
     if (ifMatch !== undefined) {
-      const response = await this.deps.client({ method: 'HEAD', url: await this.url('HEAD', path, {}, {}), headers: {} });
+      const response = await this.deps.client({ method: 'HEAD', url: await this.url('HEAD', path, {}, {}), headers: {} }, { trace: request.trace });
       await response.body?.cancel();
       if (response.status === 404) throw new S3Error('NoSuchKey', 'The specified key does not exist.');
       if (response.status !== 200) throw gcsError(response.status);
@@ -106,14 +107,14 @@ export class GcsXmlApi {
     return out;
   }
 
-  async list(params: ListParams, signal?: AbortSignal): Promise<ListPage> {
+  async list(params: ListParams, call?: BackendCall): Promise<ListPage> {
     const prefix = this.backend.backendPrefix;
     const fetchPage = async (marker: string | undefined, limit: number): Promise<BackendListPage> => {
       const query: Record<string, string> = { prefix: prefix + params.prefix, 'max-keys': String(Math.max(1, Math.min(limit, MAX_KEYS))) };
       if (params.delimiter) query.delimiter = params.delimiter;
       if (marker) query.marker = marker;
       const url = await this.url('GET', this.bucketPath(), query, {});
-      const response = await this.deps.client({ method: 'GET', url, headers: {} }, signal);
+      const response = await this.deps.client({ method: 'GET', url, headers: {} }, call);
       const text = await backendDocument(response.body);
       if (response.status !== 200) throw gcsError(response.status, textOf(childOf(childOf(parseXml(text), 'Error'), 'Code')));
       const doc = childOf(parseXml(text), 'ListBucketResult');
