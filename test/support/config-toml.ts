@@ -27,11 +27,10 @@ export interface Scope {
   readonly actions: readonly string[];
 }
 
-/** Every action a credential or role can be granted. */
-export const ALL_ACTIONS: readonly string[] = [
-  'get_object', 'get_object_version', 'head_object', 'put_object', 'delete_object', 'list_bucket',
-  'create_multipart_upload', 'upload_part', 'complete_multipart_upload', 'abort_multipart_upload',
-];
+/** The steps of a multipart upload. */
+export const MULTIPART_ACTIONS: readonly string[] = ['create_multipart_upload', 'upload_part', 'complete_multipart_upload', 'abort_multipart_upload'];
+/** The object actions of the e2e suites' admin key (versions read, not deleted; no tagging). */
+export const ALL_ACTIONS: readonly string[] = ['get_object', 'get_object_version', 'head_object', 'put_object', 'delete_object', 'list_bucket', ...MULTIPART_ACTIONS];
 /** Reading and listing. */
 export const READ_ACTIONS: readonly string[] = ['get_object', 'head_object', 'list_bucket'];
 
@@ -90,12 +89,14 @@ export function s3Options(endpoint: string, bucketName: string, keys: KeyPair, e
   return { endpoint, bucket_name: bucketName, access_key_id: keys.accessKeyId, secret_access_key: keys.secretAccessKey, ...extra };
 }
 
-/** s3rver's fixed key pair. */
-export const S3RVER_KEYS: KeyPair = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
-/** An STS `[[roles]]` entry: its fields (role_id, name, trusted issuers, conditions...), then its scopes. */
+/**
+ * An STS `[[roles]]` entry: its fields (role_id, name, trusted_oidc_issuers, subject_conditions...), then
+ * its scopes. `required_audiences` is STS's own audience unless given.
+ */
 export function roleToml(fields: TomlFields, scopes: readonly Scope[]): string {
-  return tableToml('[[roles]]', fields) + scopesToml('roles', scopes);
+  const all = { ...fields, required_audiences: fields.required_audiences ?? ['sts.amazonaws.com'] };
+  return tableToml('[[roles]]', all) + scopesToml('roles', scopes);
 }
 
 /**
@@ -109,4 +110,9 @@ export function rgwOptions(rgw: { readonly endpoint: string; readonly accessKeyI
 /** Backend options for a container of an Azurite-style account (the well-known development account). */
 export function azuriteOptions(endpoint: string, container: string): TomlFields {
   return { account_name: AZURITE_ACCOUNT, container_name: container, endpoint, access_key: AZURITE_KEY };
+}
+
+/** A `[[buckets.cors_rules]]` entry, for the bucket written just before it. */
+export function corsRuleToml(rule: TomlFields): string {
+  return tableToml('[[buckets.cors_rules]]', rule);
 }

@@ -21,14 +21,7 @@ const CONFIG = [
   bucketToml({ name: 'ci', backend_type: 's3' }, s3Options('http://127.0.0.1:9', 'ci', { accessKeyId: 'backend', secretAccessKey: 'backend-secret' })),
   credentialToml(ADMIN, { principal_name: 'admin' }, [{ bucket: '*', actions: ['get_object', 'list_bucket'] }]),
   roleToml(
-    {
-      role_id: ROLE_ARN,
-      name: 'GitHub Actions',
-      trusted_oidc_issuers: [ISSUER],
-      required_audiences: ['sts.amazonaws.com'],
-      subject_conditions: ['repo:acme/*:ref:refs/heads/main'],
-      max_session_duration_secs: 7200,
-    },
+    { role_id: ROLE_ARN, name: 'GitHub Actions', trusted_oidc_issuers: [ISSUER], subject_conditions: ['repo:acme/*:ref:refs/heads/main'], max_session_duration_secs: 7200 },
     [
       { bucket: 'ci', prefixes: ['{repository}/'], actions: ['get_object', 'head_object', 'list_bucket', 'put_object'] },
       { bucket: 'ci', prefixes: ['{no_such_claim}'], actions: ['get_object', 'put_object', 'delete_object'] },
