@@ -66,7 +66,7 @@ export function scopesToml(owner: 'credentials' | 'roles', scopes: readonly Scop
 }
 
 /** A scope granting `actions` on every key of `bucket`. */
-export function everywhere(actions: readonly string[] = ALL_ACTIONS, bucket = '*'): Scope {
+export function everywhere(actions: readonly string[], bucket = '*'): Scope {
   return { bucket, actions };
 }
 
@@ -79,6 +79,15 @@ export function credentialToml(keys: KeyPair, fields: TomlFields, scopes: readon
   return tableToml('[[credentials]]', head) + scopesToml('credentials', scopes);
 }
 
+/**
+ * An STS `[[roles]]` entry: its fields (role_id, name, trusted_oidc_issuers, subject_conditions...), then
+ * its scopes. `required_audiences` is STS's own audience unless given.
+ */
+export function roleToml(fields: TomlFields, scopes: readonly Scope[]): string {
+  const all = { ...fields, required_audiences: fields.required_audiences ?? ['sts.amazonaws.com'] };
+  return tableToml('[[roles]]', all) + scopesToml('roles', scopes);
+}
+
 /** A `[[buckets]]` entry: its own fields (name, backend_type, anonymous_access...), then `[buckets.backend_options]`. */
 export function bucketToml(fields: TomlFields, backendOptions: TomlFields): string {
   return tableToml('[[buckets]]', fields) + tableToml('[buckets.backend_options]', backendOptions);
@@ -87,16 +96,6 @@ export function bucketToml(fields: TomlFields, backendOptions: TomlFields): stri
 /** Backend options for an S3 backend reached with one key pair (RGW, s3rver, a stand-in address). */
 export function s3Options(endpoint: string, bucketName: string, keys: KeyPair, extra: TomlFields = {}): TomlFields {
   return { endpoint, bucket_name: bucketName, access_key_id: keys.accessKeyId, secret_access_key: keys.secretAccessKey, ...extra };
-}
-
-
-/**
- * An STS `[[roles]]` entry: its fields (role_id, name, trusted_oidc_issuers, subject_conditions...), then
- * its scopes. `required_audiences` is STS's own audience unless given.
- */
-export function roleToml(fields: TomlFields, scopes: readonly Scope[]): string {
-  const all = { ...fields, required_audiences: fields.required_audiences ?? ['sts.amazonaws.com'] };
-  return tableToml('[[roles]]', all) + scopesToml('roles', scopes);
 }
 
 /**
