@@ -75,7 +75,7 @@ describe.each(ADAPTER_RUNTIMES)('multipart uploads (%s runtime)', (runtime) => {
 
   beforeAll(async () => {
     hop = await startRecordingHop(backends.rgw.endpoint);
-    const recorded = bucketToml({ name: 'recorded', backend_type: 's3' }, { ...rgwOptions(backends.rgw, 'data'), region: undefined });
+    const recorded = bucketToml({ name: 'recorded', backend_type: 's3' }, { ...rgwOptions(backends.rgw, 'data'), endpoint: hop.endpoint, region: undefined });
     gw = await startGateway(runtime, { config: writeConfig(backends) + recorded, env: gatewayEnv(backends) });
     admin = jsClient(gw.endpoint, ADMIN);
   }, 60_000);
