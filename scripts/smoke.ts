@@ -12,7 +12,8 @@
  *   --json                                 the report as JSON instead of the table
  */
 import { parseArgs } from 'node:util';
-import { runPrefix, runSmoke, type SmokeReport } from './smoke/checks';
+import { runPrefix, runSmoke } from './smoke/checks';
+import type { SmokeReport } from './smoke/types';
 
 const USAGE = 'usage: npm run smoke -- <endpoint> [--access-key-id K --secret-access-key S --bucket B] [--role-arn R --web-identity-token T] [--region R] [--prefix P] [--timeout S] [--json]';
 

@@ -6,6 +6,7 @@ import type { Writable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { HTTP_INTEGRATION_CONTENT_TYPE, invoke, type LocalResponseStream } from './awslambda';
 import { toFunctionUrlEvent } from './event';
+import { readPrelude, responseHeaders, type Chunks } from './prelude';
 
 /**
  * A local Function URL (auth NONE, invoke mode RESPONSE_STREAM) in front of a streaming handler: what the
@@ -59,8 +60,6 @@ export const MAX_RESPONSE_BYTES = 200 * 1024 * 1024;
  * guess: the function must not depend on it.
  */
 const PLAIN_ASCII = /^[\t\x20-\x7e]*$/;
-/** A prelude is status, headers and cookies; anything longer is not one. */
-const MAX_PRELUDE_BYTES = 64 * 1024;
 
 type Handler = StreamifyHandler<LambdaFunctionURLEvent, unknown>;
 
@@ -178,8 +177,6 @@ function functionError(res: http.ServerResponse, awsRequestId: string): void {
   res.end(body);
 }
 
-type Chunks = AsyncIterator<Buffer>;
-
 /** Turns the function's response stream back into an HTTP response. Rejects when the invocation failed. */
 async function relay(stream: LocalResponseStream, res: http.ServerResponse, awsRequestId: string, options: FunctionUrlOptions): Promise<void> {
   const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
@@ -245,59 +242,6 @@ function gunzipInto(res: http.ServerResponse): Writable {
 async function nextChunk(chunks: Chunks): Promise<Buffer | undefined> {
   const next = await chunks.next();
   return next.done ? undefined : next.value;
-}
-
-interface Prelude {
-  readonly statusCode: number;
-  readonly headers: Record<string, string>;
-  readonly cookies: readonly string[];
-  readonly rest: Buffer;
-}
-
-/** Reads up to the 8 NUL bytes that end the JSON prelude (JSON text never contains a NUL byte). */
-async function readPrelude(first: Buffer, chunks: Chunks): Promise<Prelude | 'empty' | 'invalid'> {
-  let buffered = first;
-  for (let ended = first.length === 0; ; ) {
-    if (ended) return buffered.length === 0 ? 'empty' : 'invalid';
-    const nul = buffered.indexOf(0);
-    if (nul >= 0 && buffered.length >= nul + 8) {
-      if (!buffered.subarray(nul, nul + 8).every((b) => b === 0)) return 'invalid';
-      return parsePrelude(buffered.subarray(0, nul), buffered.subarray(nul + 8));
-    }
-    if (buffered.length > MAX_PRELUDE_BYTES) return 'invalid';
-    const next = await chunks.next();
-    if (next.done) ended = true;
-    else buffered = Buffer.concat([buffered, next.value]);
-  }
-}
-
-function parsePrelude(json: Buffer, rest: Buffer): Prelude | 'invalid' {
-  let value: unknown;
-  try {
-    value = JSON.parse(json.toString('utf8'));
-  } catch {
-    return 'invalid';
-  }
-  if (typeof value !== 'object' || value === null) return 'invalid';
-  const { statusCode, headers, cookies } = value as { statusCode?: unknown; headers?: unknown; cookies?: unknown };
-  const out: Record<string, string> = {};
-  if (typeof headers === 'object' && headers !== null) {
-    for (const [name, v] of Object.entries(headers)) out[name.toLowerCase()] = String(v);
-  }
-  return {
-    statusCode: typeof statusCode === 'number' ? statusCode : 200,
-    headers: out,
-    cookies: Array.isArray(cookies) ? cookies.map(String) : [],
-    rest,
-  };
-}
-
-function responseHeaders(prelude: Prelude, awsRequestId: string): Record<string, string | string[]> {
-  return {
-    ...prelude.headers,
-    ...(prelude.cookies.length > 0 ? { 'set-cookie': [...prelude.cookies] } : {}),
-    'x-amzn-requestid': awsRequestId,
-  };
 }
 
 /** Writes one chunk and waits for the client to drain it, so a slow client slows the function down. */

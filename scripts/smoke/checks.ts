@@ -1,47 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { uriEncode } from '../../functions/core/bytes';
-import type { Credentials } from '../../functions/core/sigv4';
+import { describe, element, errorCode, escapeXml, platformOf, unescapeXml } from './answers';
 import { SmokeClient, bytesOf, generatedBody, sha256Of, type Body, type Reply, type Signer } from './client';
+import { discovery, sts } from './identity-checks';
+import type { CheckResult, Outcome, SmokeOptions, SmokeReport } from './types';
 
 /**
  * What a user runs right after deploying the gateway (any shape, any host): the behaviours the platforms
  * are reported or suspected to break, each checked with raw requests so the evidence is what arrived.
  */
-
-export type Outcome = 'works' | 'broken' | 'not checked';
-
-export interface CheckResult {
-  readonly check: string;
-  readonly outcome: Outcome;
-  readonly evidence: string;
-}
-
-export interface SmokeOptions {
-  /** The gateway's endpoint, e.g. `https://abc.lambda-web.eu-west-1.on.aws`. */
-  readonly endpoint: string;
-  readonly credentials?: Credentials;
-  /** A bucket the key may write, read, list and delete in. */
-  readonly bucket?: string;
-  /** Where the checker's objects go (all deleted at the end). */
-  readonly prefix: string;
-  /** The Region the requests are signed for. */
-  readonly region: string;
-  /** For the STS round trip: a role the gateway's STS trusts the token for, and the token. */
-  readonly roleArn?: string;
-  readonly webIdentityToken?: string;
-  /** Per request. */
-  readonly timeoutMs: number;
-}
-
-export interface SmokeReport {
-  readonly endpoint: string;
-  /** Which platform the answers' headers point to. */
-  readonly platform: string;
-  readonly results: readonly CheckResult[];
-  /** Objects the checker wrote and could not delete. */
-  readonly leftBehind: readonly string[];
-}
 
 const MiB = 1024 * 1024;
 /** A Region other than the usual default, to show the gateway verifies the client's own signing Region. */
@@ -227,60 +195,6 @@ export async function runSmoke(options: SmokeOptions): Promise<SmokeReport> {
   return { endpoint: client.base, platform, results, leftBehind };
 }
 
-async function discovery(client: SmokeClient, seen: (reply: Reply) => Reply): Promise<[Outcome, string]> {
-  const config = seen(await client.send({ method: 'GET', target: '/.well-known/openid-configuration' }));
-  if (config.status === 404) return ['not checked', '404: this gateway has no OIDC provider configured'];
-  if (config.status !== 200) return ['broken', `openid-configuration answered ${describe(config)}`];
-  let document: { issuer?: unknown; jwks_uri?: unknown };
-  try {
-    document = JSON.parse(config.body.toString('utf8')) as typeof document;
-  } catch {
-    return ['broken', 'openid-configuration is not JSON'];
-  }
-  if (typeof document.issuer !== 'string' || typeof document.jwks_uri !== 'string') return ['broken', 'openid-configuration has no issuer or jwks_uri'];
-  const jwks = seen(await client.send({ method: 'GET', target: new URL(document.jwks_uri).pathname }));
-  let keys = 0;
-  try {
-    keys = (JSON.parse(jwks.body.toString('utf8')) as { keys?: unknown[] }).keys?.length ?? 0;
-  } catch {
-    // counted as none
-  }
-  if (jwks.status !== 200 || keys === 0) return ['broken', `JWKS at ${new URL(document.jwks_uri).pathname} answered ${describe(jwks)} with ${keys} keys`];
-  const same = document.issuer.replace(/\/+$/, '') === client.base;
-  return ['works', `issuer ${document.issuer}${same ? '' : ` (not this endpoint, ${client.base}: tokens name that issuer)`}, JWKS with ${keys} key${keys === 1 ? '' : 's'}`];
-}
-
-async function sts(client: SmokeClient, options: SmokeOptions, seen: (reply: Reply) => Reply): Promise<[Outcome, string]> {
-  if (options.roleArn === undefined || options.webIdentityToken === undefined) return ['not checked', 'no role and token given (--role-arn, --web-identity-token)'];
-  const form = (params: Record<string, string>): Buffer => Buffer.from(new URLSearchParams(params).toString());
-  const assume = seen(
-    await client.send({
-      method: 'POST',
-      target: '/',
-      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-      body: form({ Action: 'AssumeRoleWithWebIdentity', Version: '2011-06-15', RoleArn: options.roleArn, RoleSessionName: 'smoke', WebIdentityToken: options.webIdentityToken, DurationSeconds: '900' }),
-    }),
-  );
-  const xml = assume.body.toString('utf8');
-  if (assume.status !== 200) return ['broken', `AssumeRoleWithWebIdentity answered ${describe(assume)}`];
-  const accessKeyId = element(xml, 'AccessKeyId');
-  const secretAccessKey = element(xml, 'SecretAccessKey');
-  const sessionToken = element(xml, 'SessionToken');
-  if (!accessKeyId || !secretAccessKey || !sessionToken) return ['broken', 'AssumeRoleWithWebIdentity answered 200 without credentials'];
-  const who = seen(
-    await client.send({
-      method: 'POST',
-      target: '/',
-      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-      body: form({ Action: 'GetCallerIdentity', Version: '2011-06-15' }),
-      sign: { credentials: { accessKeyId, secretAccessKey, sessionToken }, region: options.region, service: 'sts' },
-    }),
-  );
-  const arn = element(who.body.toString('utf8'), 'Arn');
-  if (who.status !== 200 || arn === undefined) return ['broken', `GetCallerIdentity with the temporary credentials answered ${describe(who)}`];
-  return ['works', `AssumeRoleWithWebIdentity gave ${accessKeyId.slice(0, 4)}… credentials; GetCallerIdentity: ${arn}`];
-}
-
 /** Create, upload parts, complete; undefined when every step answered 200, else what went wrong (the upload is aborted). */
 async function multipart(client: SmokeClient, signer: Signer, target: string, data: Buffer, partSize: number, seen: (reply: Reply) => Reply): Promise<string | undefined> {
   const created = seen(await client.send({ method: 'POST', target: `${target}?uploads`, sign: signer }));
@@ -300,44 +214,6 @@ async function multipart(client: SmokeClient, signer: Signer, target: string, da
   const completed = seen(await client.send({ method: 'POST', target: `${target}?uploadId=${id}`, body, headers: { 'content-type': 'application/xml' }, sign: signer }));
   if (completed.status !== 200 || completed.body.includes('<Error>')) return `CompleteMultipartUpload answered ${describe(completed)}`;
   return undefined;
-}
-
-/** Which platform answered, from the headers it adds. */
-export function platformOf(reply: Reply): string {
-  const h = reply.headers;
-  if (h['lambda-web-request-id'] !== undefined) return 'Lambda Web Function';
-  if (h['x-amzn-remapped-content-length'] !== undefined || (h['x-amzn-requestid'] !== undefined && h['x-amz-request-id'] !== undefined)) return 'Lambda Function URL';
-  if (h['cf-ray'] !== undefined) return 'Cloudflare';
-  if (h['x-amz-cf-id'] !== undefined) return 'CloudFront';
-  return 'a server or load balancer (no platform header seen)';
-}
-
-function describe(reply: Reply): string {
-  const code = errorCode(reply.body);
-  const platformError = reply.headers['lambda-web-error-type'] ?? reply.headers['x-amzn-errortype'];
-  return `${reply.status}${code ? ` ${code}` : ''}${platformError ? ` (${String(platformError)})` : ''}`;
-}
-
-function errorCode(body: Buffer): string | undefined {
-  return /<Code>([^<]*)<\/Code>/.exec(body.toString('utf8'))?.[1];
-}
-
-function element(xml: string, name: string): string | undefined {
-  const value = new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1];
-  return value === undefined ? undefined : unescapeXml(value);
-}
-
-function unescapeXml(text: string): string {
-  return text.replace(/&(lt|gt|quot|apos|amp|#x?[0-9A-Fa-f]+);/g, (entity, name: string) => {
-    const named: Record<string, string> = { lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' };
-    if (named[name] !== undefined) return named[name];
-    const code = name.startsWith('#x') ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-    return Number.isFinite(code) ? String.fromCodePoint(code) : entity;
-  });
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 /** A prefix for one run's objects: nothing else can share it. */

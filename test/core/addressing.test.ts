@@ -3,6 +3,7 @@ import { parseConfig } from '../../functions/core/config/parse';
 import { Gateway } from '../../functions/core/gateway';
 import type { BackendClient, Dispatch, ProxyRequest } from '../../functions/core/http';
 import { smithySigner } from './sigv4/smithy';
+import { bucketToml, credentialToml, everywhere, fieldsToml } from '../support/config-toml';
 
 /** Which bucket a Host names, with `virtual_host_domains = ["gw.example.com", "gw.localhost"]`. */
 const DOMAINS = ['gw.example.com', 'gw.localhost'];
@@ -37,22 +38,11 @@ describe('virtual-hosted–style addressing', () => {
 describe('virtual-hosted requests through Gateway.handle', () => {
   const KEYS = { accessKeyId: 'ADMINKEY000000000000', secretAccessKey: 'admin/secret/key/0000000000000000000000' };
   const NOW = Date.UTC(2026, 5, 1, 12);
-  const config = parseConfig(`
-virtual_host_domains = ["gw.test"]
-[[buckets]]
-name = "data"
-backend_type = "s3"
-anonymous_access = true
-[buckets.backend_options]
-endpoint = "http://backend.test:9000"
-bucket_name = "store"
-[[credentials]]
-access_key_id = "${KEYS.accessKeyId}"
-secret_access_key = "${KEYS.secretAccessKey}"
-[[credentials.allowed_scopes]]
-bucket = "*"
-actions = ["get_object", "list_bucket"]
-`);
+  const config = parseConfig([
+    fieldsToml({ virtual_host_domains: ['gw.test'] }),
+    bucketToml({ name: 'data', backend_type: 's3', anonymous_access: true }, { endpoint: 'http://backend.test:9000', bucket_name: 'store' }),
+    credentialToml(KEYS, {}, [everywhere(['get_object', 'list_bucket'])]),
+  ].join('\n'));
   const noNetwork: BackendClient = async () => {
     throw new Error('no network in this spec');
   };

@@ -2,6 +2,7 @@ import { parseConfig } from '../../functions/core/config/parse';
 import { Gateway } from '../../functions/core/gateway';
 import { isRewriteBody, type BackendClient, type BackendRequest, type Dispatch, type ProxyRequest, type ProxyResponse } from '../../functions/core/http';
 import { buildQuery, smithySigner, type TestCredentials } from './sigv4/smithy';
+import { ALL_ACTIONS, READ_ACTIONS, azuriteOptions, bucketToml, credentialToml, everywhere, s3Options, tableToml } from '../support/config-toml';
 import { proxyRequest } from '../support/proxy-request';
 
 /**
@@ -18,72 +19,29 @@ const READER: TestCredentials = { accessKeyId: 'READERKEY00000000000', secretAcc
 /** In `open`: writes, deletes and tags of current objects; none of the version actions. */
 const WRITER: TestCredentials = { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' };
 
-const CONFIG = `
-[[buckets]]
-name = "open"
-backend_type = "s3"
-anonymous_access = true
-[buckets.backend_options]
-endpoint = "http://backend.test:9000"
-bucket_name = "data"
-backend_prefix = "tenant/"
-access_key_id = "BACKENDKEY"
-secret_access_key = "backend-secret"
+const BACKEND = s3Options('http://backend.test:9000', 'data', { accessKeyId: 'BACKENDKEY', secretAccessKey: 'backend-secret' });
+const TAGGING = ['get_object_tagging', 'put_object_tagging', 'delete_object_tagging'];
+const CREDENTIALS = [
+  credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere([...ALL_ACTIONS, 'list_bucket_versions', 'delete_object_version', ...TAGGING])]),
+  credentialToml(READER, { principal_name: 'reader' }, [{ bucket: 'open', prefixes: ['reports/'], actions: READ_ACTIONS }]),
+].join('\n');
 
-[[buckets]]
-name = "blobs"
-backend_type = "azure"
-[buckets.backend_options]
-account_name = "devstoreaccount1"
-container_name = "blobs"
-endpoint = "http://azure.test:10000/devstoreaccount1"
-access_key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+const CONFIG = [
+  bucketToml({ name: 'open', backend_type: 's3', anonymous_access: true }, { ...BACKEND, backend_prefix: 'tenant/' }),
+  bucketToml({ name: 'blobs', backend_type: 'azure' }, azuriteOptions('http://azure.test:10000/devstoreaccount1', 'blobs')),
+  CREDENTIALS,
+].join('\n');
 
-[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-principal_name = "admin"
-[[credentials.allowed_scopes]]
-bucket = "*"
-actions = ["get_object", "get_object_version", "head_object", "put_object", "delete_object", "list_bucket",
-  "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload",
-  "list_bucket_versions", "delete_object_version", "get_object_tagging", "put_object_tagging", "delete_object_tagging"]
-
-[[credentials]]
-access_key_id = "${READER.accessKeyId}"
-secret_access_key = "${READER.secretAccessKey}"
-principal_name = "reader"
-[[credentials.allowed_scopes]]
-bucket = "open"
-prefixes = ["reports/"]
-actions = ["get_object", "head_object", "list_bucket"]
-`;
-
-const WRITER_CREDENTIALS = `
-[[credentials]]
-access_key_id = "${WRITER.accessKeyId}"
-secret_access_key = "${WRITER.secretAccessKey}"
-principal_name = "writer"
-[[credentials.allowed_scopes]]
-bucket = "open"
-actions = ["put_object", "delete_object", "upload_part", "get_object_tagging", "put_object_tagging", "delete_object_tagging"]
-`;
+const WRITER_CREDENTIALS = credentialToml(WRITER, { principal_name: 'writer' }, [
+  { bucket: 'open', actions: ['put_object', 'delete_object', 'upload_part', ...TAGGING] },
+]);
 
 /** The same backend as two mapped buckets, `acme:widgets` and `acme:gadgets`, under `[path_mapping]`. */
-const MAPPED_CONFIG = `
-[path_mapping]
-segments = 2
-${['acme:widgets', 'acme:gadgets'].map((name) => `
-[[buckets]]
-name = "${name}"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "http://backend.test:9000"
-bucket_name = "data"
-access_key_id = "BACKENDKEY"
-secret_access_key = "backend-secret"
-`).join('')}
-${CONFIG.slice(CONFIG.indexOf('[[credentials]]'))}`;
+const MAPPED_CONFIG = [
+  tableToml('[path_mapping]', { segments: 2 }),
+  ...['acme:widgets', 'acme:gadgets'].map((name) => bucketToml({ name, backend_type: 's3' }, BACKEND)),
+  CREDENTIALS,
+].join('\n');
 
 const noNetwork: BackendClient = async () => {
   throw new Error('connect ECONNREFUSED (no network in this spec)');
@@ -341,15 +299,7 @@ describe('Gateway.handle, versions, part copies, tags and CreateBucket (issue 20
     });
 
     it('DeleteObjects with delete_object_version alone gets past the bucket stage; with neither it is refused', async () => {
-      const versionsOnly = `${CONFIG}
-[[credentials]]
-access_key_id = "${WRITER.accessKeyId}"
-secret_access_key = "${WRITER.secretAccessKey}"
-principal_name = "pruner"
-[[credentials.allowed_scopes]]
-bucket = "open"
-actions = ["delete_object_version"]
-`;
+      const versionsOnly = `${CONFIG}\n${credentialToml(WRITER, { principal_name: 'pruner' }, [{ bucket: 'open', actions: ['delete_object_version'] }])}`;
       const req = { method: 'POST', path: '/open', query: { delete: '' }, headers: { 'content-length': '100' } };
       expect((await gateway({}, noNetwork, versionsOnly).handle(await signed(WRITER, req))).kind).toBe('needs-body');
       expect(errorCode(await gateway().handle(await signed(READER, req)))).toBe('AccessDenied');

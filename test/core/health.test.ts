@@ -1,8 +1,10 @@
 import { parseConfig } from '../../functions/core/config/parse';
 import { Gateway } from '../../functions/core/gateway';
 import { HEALTH_PATH } from '../../functions/core/health';
-import type { BackendRequest, Dispatch, ProxyRequest, ProxyResponse } from '../../functions/core/http';
+import type { BackendRequest, ProxyRequest } from '../../functions/core/http';
 import { generateProviderKey, type ProviderKeyPem } from '../support/provider-key';
+import { bucketToml, credentialToml, everywhere } from '../support/config-toml';
+import { bodyText, responseOf, targetRequest } from '../support/proxy-request';
 
 /**
  * `/.health`, through the core as every runtime calls it: what a load balancer's probe gets, and what it
@@ -14,33 +16,14 @@ beforeAll(() => {
   key = generateProviderKey();
 });
 
-const CONFIG = `
-[[buckets]]
-name = "b"
-backend_type = "s3"
-anonymous_access = true
-[buckets.backend_options]
-endpoint = "http://127.0.0.1:1"
-bucket_name = "b"
-
-[[buckets]]
-name = "fed"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "https://s3.eu-west-1.amazonaws.com"
-bucket_name = "real"
-region = "eu-west-1"
-auth_type = "oidc"
-oidc_role_arn = "arn:aws:iam::111122223333:role/gateway"
-
-[[credentials]]
-access_key_id = "AKIDHEALTH"
-secret_access_key = "health-secret"
-principal_name = "ops"
-[[credentials.allowed_scopes]]
-bucket = "*"
-actions = ["get_object"]
-`;
+const CONFIG = [
+  bucketToml({ name: 'b', backend_type: 's3', anonymous_access: true }, { endpoint: 'http://127.0.0.1:1', bucket_name: 'b' }),
+  bucketToml(
+    { name: 'fed', backend_type: 's3' },
+    { endpoint: 'https://s3.eu-west-1.amazonaws.com', bucket_name: 'real', region: 'eu-west-1', auth_type: 'oidc', oidc_role_arn: 'arn:aws:iam::111122223333:role/gateway' },
+  ),
+  credentialToml({ accessKeyId: 'AKIDHEALTH', secretAccessKey: 'health-secret' }, { principal_name: 'ops' }, [everywhere(['get_object'])]),
+].join('\n');
 
 interface Harness {
   readonly gateway: Gateway;
@@ -65,34 +48,15 @@ function harness(config = CONFIG): Harness {
 }
 
 function request(method: string, target: string, headers: Record<string, string> = {}): ProxyRequest {
-  const q = target.indexOf('?');
-  return {
-    method,
-    requestId: 'REQ0000000000001',
-    rawPath: q < 0 ? target : target.slice(0, q),
-    rawQuery: q < 0 ? '' : target.slice(q + 1),
-    headers: new Headers({ host: 'gateway.example.com', ...headers }),
-    body: () => new ReadableStream(),
-  };
-}
-
-function response(dispatch: Dispatch): ProxyResponse {
-  if (dispatch.kind !== 'response') throw new Error(`expected a response, got ${dispatch.kind}`);
-  return dispatch.response;
-}
-
-function text(body: ProxyResponse['body']): string {
-  if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return new TextDecoder().decode(body);
-  throw new Error(`unexpected body ${String(body)}`);
+  return targetRequest(method, target, { host: 'gateway.example.com', ...headers }, 'REQ0000000000001');
 }
 
 describe('GET /.health', () => {
   it('GIVEN a running gateway WHEN probed THEN 200 {"status":"ok"} as JSON, never cached, with a request id', async () => {
     const { gateway } = harness();
-    const answer = response(await gateway.handle(request('GET', HEALTH_PATH)));
+    const answer = responseOf(await gateway.handle(request('GET', HEALTH_PATH)));
     expect(answer.status).toBe(200);
-    expect(JSON.parse(text(answer.body))).toEqual({ status: 'ok' });
+    expect(JSON.parse(bodyText(answer.body))).toEqual({ status: 'ok' });
     expect(answer.headers).toEqual({
       'content-type': 'application/json',
       'content-length': '15',
@@ -103,19 +67,19 @@ describe('GET /.health', () => {
 
   it('GIVEN HEAD WHEN probed THEN the same status and length, without a body', async () => {
     const { gateway } = harness();
-    const answer = response(await gateway.handle(request('HEAD', HEALTH_PATH)));
+    const answer = responseOf(await gateway.handle(request('HEAD', HEALTH_PATH)));
     expect(answer).toMatchObject({ status: 200, body: null });
     expect(answer.headers['content-length']).toBe('15');
   });
 
   it('GIVEN a query string (a probe\'s cache buster) WHEN probed THEN it is ignored', async () => {
     const { gateway } = harness();
-    expect(response(await gateway.handle(request('GET', `${HEALTH_PATH}?t=1700000000&Action=GetCallerIdentity`))).status).toBe(200);
+    expect(responseOf(await gateway.handle(request('GET', `${HEALTH_PATH}?t=1700000000&Action=GetCallerIdentity`))).status).toBe(200);
   });
 
   it('GIVEN unreachable backends and an OIDC-federated bucket WHEN probed THEN no backend and no token service is contacted', async () => {
     const { gateway, outbound } = harness();
-    for (let i = 0; i < 3; i++) expect(response(await gateway.handle(request('GET', HEALTH_PATH))).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect(responseOf(await gateway.handle(request('GET', HEALTH_PATH))).status).toBe(200);
     expect(outbound).toEqual([]);
     // The same gateway does reach its backend for a bucket request: the probe's silence is not a broken harness.
     expect((await gateway.handle(request('GET', '/b/k'))).kind).toBe('forward');
@@ -128,12 +92,12 @@ describe('GET /.health', () => {
     ['a session token that is not one', { 'x-amz-security-token': 'forged' }],
   ])('GIVEN %s WHEN probed THEN 200: the endpoint is unauthenticated and checks nothing', async (_case, headers) => {
     const { gateway } = harness();
-    expect(response(await gateway.handle(request('GET', HEALTH_PATH, headers))).status).toBe(200);
+    expect(responseOf(await gateway.handle(request('GET', HEALTH_PATH, headers))).status).toBe(200);
   });
 
   it('GIVEN any deployment WHEN probed THEN the body is the status alone: no version, bucket, backend or setting', async () => {
     const { gateway } = harness();
-    const body = text(response(await gateway.handle(request('GET', HEALTH_PATH))).body);
+    const body = bodyText(responseOf(await gateway.handle(request('GET', HEALTH_PATH))).body);
     expect(Object.keys(JSON.parse(body))).toEqual(['status']);
     for (const secret of ['127.0.0.1', 'fed', 'real', 'eu-west-1', 'AKIDHEALTH', 'ops', 'gateway']) expect(body).not.toContain(secret);
   });
@@ -141,7 +105,7 @@ describe('GET /.health', () => {
   it('GIVEN a path-mapped deployment WHEN probed THEN the same answer: the path maps to no account', async () => {
     const mapped = '[path_mapping]\nsegments = 2\nseparator = "--"\n' + CONFIG.replaceAll('name = "b"', 'name = "acct--b"').replaceAll('name = "fed"', 'name = "acct--fed"');
     const { gateway } = harness(mapped);
-    expect(response(await gateway.handle(request('GET', HEALTH_PATH))).status).toBe(200);
+    expect(responseOf(await gateway.handle(request('GET', HEALTH_PATH))).status).toBe(200);
   });
 });
 
@@ -149,11 +113,11 @@ describe('/.health while draining', () => {
   it('GIVEN startDraining WHEN probed THEN 503 {"status":"draining"}, so a load balancer stops sending', async () => {
     const { gateway } = harness();
     gateway.startDraining();
-    const answer = response(await gateway.handle(request('GET', HEALTH_PATH)));
+    const answer = responseOf(await gateway.handle(request('GET', HEALTH_PATH)));
     expect(answer.status).toBe(503);
-    expect(JSON.parse(text(answer.body))).toEqual({ status: 'draining' });
+    expect(JSON.parse(bodyText(answer.body))).toEqual({ status: 'draining' });
     expect(answer.headers['cache-control']).toBe('no-store');
-    expect(response(await gateway.handle(request('HEAD', HEALTH_PATH))).status).toBe(503);
+    expect(responseOf(await gateway.handle(request('HEAD', HEALTH_PATH))).status).toBe(503);
   });
 
   it('GIVEN startDraining WHEN a bucket request arrives THEN it is still served', async () => {
@@ -166,18 +130,18 @@ describe('/.health while draining', () => {
 describe('/.health: what it is not', () => {
   it.each(['POST', 'PUT', 'DELETE', 'PATCH'])('GIVEN %s WHEN sent THEN 405 MethodNotAllowed with Allow: GET, HEAD', async (method) => {
     const { gateway, outbound } = harness();
-    const answer = response(await gateway.handle(request(method, HEALTH_PATH, { 'content-type': 'application/x-www-form-urlencoded' })));
+    const answer = responseOf(await gateway.handle(request(method, HEALTH_PATH, { 'content-type': 'application/x-www-form-urlencoded' })));
     expect(answer.status).toBe(405);
     expect(answer.headers.allow).toBe('GET, HEAD');
-    expect(text(answer.body)).toContain('<Code>MethodNotAllowed</Code>');
-    expect(text(answer.body)).toContain(`<Method>${method}</Method>`);
+    expect(bodyText(answer.body)).toContain('<Code>MethodNotAllowed</Code>');
+    expect(bodyText(answer.body)).toContain(`<Method>${method}</Method>`);
     expect(outbound).toEqual([]);
   });
 
   it.each(['/.health/', '/.health/k', '/.HEALTH', '/%2Ehealth'])('GIVEN %s WHEN requested THEN it is S3 routing\'s (no such bucket), not the probe', async (path) => {
     const { gateway } = harness();
-    const answer = response(await gateway.handle(request('GET', path)));
+    const answer = responseOf(await gateway.handle(request('GET', path)));
     expect(answer.status).toBe(404);
-    expect(text(answer.body)).toContain('<Code>NoSuchBucket</Code>');
+    expect(bodyText(answer.body)).toContain('<Code>NoSuchBucket</Code>');
   });
 });

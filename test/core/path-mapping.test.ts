@@ -1,22 +1,13 @@
-import { ConfigError, parseConfig } from '../../functions/core/config/parse';
+import { parseConfig } from '../../functions/core/config/parse';
 import type { Config } from '../../functions/core/config/types';
 import { S3Error } from '../../functions/core/errors';
 import { PathMapper } from '../../functions/core/path-mapping';
+import { problemsOf } from '../support/config-problems';
 
 const mappedBucket = (name: string): string => `[[buckets]]\nname = "${name}"\nbackend_type = "s3"\n[buckets.backend_options]\nendpoint = "http://127.0.0.1:9000"\nbucket_name = "b"\n`;
 
 function configWith(names: readonly string[], mapping = 'segments = 2\nseparator = ":"'): Config {
   return parseConfig(`[path_mapping]\n${mapping}\n${names.map(mappedBucket).join('\n')}`);
-}
-
-function problemsOf(toml: string): readonly string[] {
-  try {
-    parseConfig(toml);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error('the configuration was accepted');
 }
 
 function codeOf(fn: () => unknown): string | undefined {

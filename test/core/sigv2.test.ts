@@ -4,6 +4,7 @@ import type { BackendClient, Dispatch, ProxyRequest } from '../../functions/core
 import { stringToSignV2 } from '../../functions/core/sigv2';
 import { importSessionKey, sealSession } from '../../functions/core/sts';
 import { createHmac, randomBytes } from 'node:crypto';
+import { bucketToml, credentialToml, fieldsToml } from '../support/config-toml';
 
 /**
  * SigV2 presigned links, checked against AWS's published example ("Query string request authentication",
@@ -15,23 +16,12 @@ const AWS_EXAMPLE = { accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJa
 const EXPIRES = 1175139620;
 const QUERY = `AWSAccessKeyId=${AWS_EXAMPLE.accessKeyId}&Signature=NpgCjnDzrM%2BWFzoENXmpNDUsSn8%3D&Expires=${EXPIRES}`;
 
-const config = (extra = ''): string => `
-virtual_host_domains = ["s3.amazonaws.com"]
-${extra}
-[[buckets]]
-name = "johnsmith"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "http://backend.test:9000"
-bucket_name = "photos"
-
-[[credentials]]
-access_key_id = "${AWS_EXAMPLE.accessKeyId}"
-secret_access_key = "${AWS_EXAMPLE.secretAccessKey}"
-[[credentials.allowed_scopes]]
-bucket = "johnsmith"
-actions = ["get_object", "head_object", "put_object", "list_bucket", "delete_object"]
-`;
+const config = (extra = ''): string => [
+  fieldsToml({ virtual_host_domains: ['s3.amazonaws.com'] }),
+  extra,
+  bucketToml({ name: 'johnsmith', backend_type: 's3' }, { endpoint: 'http://backend.test:9000', bucket_name: 'photos' }),
+  credentialToml(AWS_EXAMPLE, {}, [{ bucket: 'johnsmith', actions: ['get_object', 'head_object', 'put_object', 'list_bucket', 'delete_object'] }]),
+].join('\n');
 
 const noNetwork: BackendClient = async () => {
   throw new Error('no network in this spec');

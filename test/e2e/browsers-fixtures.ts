@@ -3,6 +3,8 @@ import { createPresignedPost, type PresignedPost } from '@aws-sdk/s3-presigned-p
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent } from 'node:http';
 import type { Keys } from '../support/clients';
+import { bucketToml, corsRuleToml, credentialToml, fieldsToml, s3Options } from '../support/config-toml';
+import { S3RVER_KEYS } from '../support/large-bodies';
 import { smithySigner } from '../core/sigv4/smithy';
 import { ADMIN_CREDENTIALS, type Backends } from './fixtures';
 
@@ -19,52 +21,24 @@ export const DOMAIN = 'gw.localhost';
 export const UPLOADER: Keys = { accessKeyId: 'UPLOADERKEY000000000', secretAccessKey: 'uploader/secret/key/00000000000000000000' };
 
 export function browsersConfig(b: Backends, pageOrigin: string): string {
-  return `
-virtual_host_domains = ["${DOMAIN}"]
-
-[[buckets]]
-name = "web"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "${b.rgw.endpoint}"
-bucket_name = "data"
-backend_prefix = "browsers/"
-access_key_id = "${b.rgw.accessKeyId}"
-secret_access_key = "${b.rgw.secretAccessKey}"
-[[buckets.cors_rules]]
-allowed_origins = ["${pageOrigin}"]
-allowed_methods = ["GET", "HEAD", "PUT", "POST"]
-allowed_headers = ["content-type", "range", "x-amz-*"]
-expose_headers = ["ETag", "Content-Range", "x-amz-version-id"]
-max_age_seconds = 60
-
-[[buckets]]
-name = "blobs"
-backend_type = "objstore"
-[buckets.backend_options]
-endpoint = "${b.s3rver.endpoint}"
-bucket_name = "private"
-access_key_id = "S3RVER"
-secret_access_key = "S3RVER"
-
-${ADMIN_CREDENTIALS}
-[[credentials]]
-access_key_id = "${UPLOADER.accessKeyId}"
-secret_access_key = "${UPLOADER.secretAccessKey}"
-principal_name = "uploader"
-[[credentials.allowed_scopes]]
-bucket = "web"
-prefixes = ["uploads/"]
-actions = ["get_object", "head_object", "put_object", "list_bucket"]
-[[credentials.allowed_scopes]]
-bucket = "web"
-prefixes = ["public-data/"]
-actions = ["get_object", "head_object", "list_bucket"]
-[[credentials.allowed_scopes]]
-bucket = "blobs"
-prefixes = ["uploads/"]
-actions = ["put_object", "get_object"]
-`;
+  return [
+    fieldsToml({ virtual_host_domains: [DOMAIN] }),
+    bucketToml({ name: 'web', backend_type: 's3' }, s3Options(b.rgw.endpoint, 'data', b.rgw, { backend_prefix: 'browsers/' })),
+    corsRuleToml({
+      allowed_origins: [pageOrigin],
+      allowed_methods: ['GET', 'HEAD', 'PUT', 'POST'],
+      allowed_headers: ['content-type', 'range', 'x-amz-*'],
+      expose_headers: ['ETag', 'Content-Range', 'x-amz-version-id'],
+      max_age_seconds: 60,
+    }),
+    bucketToml({ name: 'blobs', backend_type: 'objstore' }, s3Options(b.s3rver.endpoint, 'private', S3RVER_KEYS)),
+    ADMIN_CREDENTIALS,
+    credentialToml(UPLOADER, { principal_name: 'uploader' }, [
+      { bucket: 'web', prefixes: ['uploads/'], actions: ['get_object', 'head_object', 'put_object', 'list_bucket'] },
+      { bucket: 'web', prefixes: ['public-data/'], actions: ['get_object', 'head_object', 'list_bucket'] },
+      { bucket: 'blobs', prefixes: ['uploads/'], actions: ['put_object', 'get_object'] },
+    ]),
+  ].join('\n');
 }
 
 /**

@@ -9,6 +9,7 @@ import type { S3rver } from '../../scripts/s3rver';
 import { NODE_SERVER_FLAGS } from '../../functions/node-server';
 import { HEALTH_PATH } from '../../functions/core/health';
 import { awsCli, boto3, jsClient, type Keys } from '../support/clients';
+import { READ_ACTIONS, roleToml } from '../support/config-toml';
 import { buildHostNodeBase, Podman, runContainer, runContainerExpectingFailure, type RunningContainer } from '../support/container';
 import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
 import { rawRequest } from '../support/raw-request';
@@ -130,18 +131,8 @@ describe('real clients through the container', () => {
   let dir: string;
 
   function stsConfig(): string {
-    return `${gatewayConfig(backends)}
-[[roles]]
-role_id = "${ROLE_ARN}"
-name = "ci"
-trusted_oidc_issuers = ["${issuer.url}"]
-required_audiences = ["sts.amazonaws.com"]
-subject_conditions = ["repo:acme/*:ref:refs/heads/main"]
-[[roles.allowed_scopes]]
-bucket = "strict"
-prefixes = ["{repository}/"]
-actions = ["get_object", "head_object", "list_bucket", "put_object"]
-`;
+    const role = { role_id: ROLE_ARN, name: 'ci', trusted_oidc_issuers: [issuer.url], subject_conditions: ['repo:acme/*:ref:refs/heads/main'] };
+    return `${gatewayConfig(backends)}\n${roleToml(role, [{ bucket: 'strict', prefixes: ['{repository}/'], actions: [...READ_ACTIONS, 'put_object'] }])}`;
   }
 
   beforeAll(async () => {

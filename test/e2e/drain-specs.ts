@@ -4,6 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import type { Keys } from '../support/clients';
+import { bucketToml, credentialToml, s3Options } from '../support/config-toml';
 import { GiB, MiB, S3RVER_KEYS, repeated, signedPutHeaders, streamPut } from '../support/large-bodies';
 
 /**
@@ -40,25 +41,10 @@ export async function startDrainBackend(): Promise<S3rver> {
 
 /** Anonymous reads of `big`; DRAIN_WRITER may also write to it. */
 export function drainConfig(backend: S3rver): string {
-  return `
-[[buckets]]
-name = "big"
-backend_type = "s3"
-anonymous_access = true
-[buckets.backend_options]
-endpoint = "${backend.endpoint}"
-bucket_name = "big"
-access_key_id = "S3RVER"
-secret_access_key = "S3RVER"
-
-[[credentials]]
-access_key_id = "${DRAIN_WRITER.accessKeyId}"
-secret_access_key = "${DRAIN_WRITER.secretAccessKey}"
-principal_name = "drain-writer"
-[[credentials.allowed_scopes]]
-bucket = "big"
-actions = ["get_object", "head_object", "put_object"]
-`;
+  return [
+    bucketToml({ name: 'big', backend_type: 's3', anonymous_access: true }, s3Options(backend.endpoint, 'big', S3RVER_KEYS)),
+    credentialToml(DRAIN_WRITER, { principal_name: 'drain-writer' }, [{ bucket: 'big', actions: ['get_object', 'head_object', 'put_object'] }]),
+  ].join('\n');
 }
 
 const CHUNK = Buffer.alloc(MiB, 'x');

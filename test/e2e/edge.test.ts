@@ -5,6 +5,7 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { jsClient } from '../support/clients';
+import { MULTIPART_ACTIONS, bucketToml, credentialToml, everywhere, s3Options } from '../support/config-toml';
 import { RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
 import { S3RVER_KEYS, peakRssGrowth, streamPut } from '../support/large-bodies';
 import { ADMIN } from './fixtures';
@@ -54,25 +55,12 @@ beforeAll(async () => {
   backend = await startS3rver({ buckets: ['edge'] });
   await putDirect('150mb.bin', GET_SIZE);
   gw = await startGateway('edge', {
-    config: `
-[[buckets]]
-name = "edge"
-backend_type = "s3"
-anonymous_access = true
-[buckets.backend_options]
-endpoint = "${backend.endpoint}"
-bucket_name = "edge"
-access_key_id = "S3RVER"
-secret_access_key = "S3RVER"
-
-[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-[[credentials.allowed_scopes]]
-bucket = "*"
-prefixes = []
-actions = ["get_object", "head_object", "put_object", "list_bucket", "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"]
-`,
+    config: [
+      bucketToml({ name: 'edge', backend_type: 's3', anonymous_access: true }, s3Options(backend.endpoint, 'edge', S3RVER_KEYS)),
+      credentialToml(ADMIN, {}, [
+        everywhere(['get_object', 'head_object', 'put_object', 'list_bucket', ...MULTIPART_ACTIONS]),
+      ]),
+    ].join('\n'),
   });
   admin = jsClient(gw.endpoint, ADMIN);
 }, 180_000);

@@ -1,6 +1,8 @@
 import { GetObjectCommand, PutObjectCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import type { Keys } from '../support/clients';
+import { ALL_ACTIONS, READ_ACTIONS, bucketToml, credentialToml, everywhere, rgwOptions, s3Options, type TomlFields } from '../support/config-toml';
+import { S3RVER_KEYS } from '../support/large-bodies';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
 
 /**
@@ -27,7 +29,7 @@ export async function startBackends(): Promise<Backends> {
   await Promise.all([createBucket(rgw, 'data'), createBucket(rgw, 'versioned', { versioning: true })]);
   const direct = {
     rgw: rgwS3Client(rgw),
-    s3rver: rgwS3Client({ ...rgw, endpoint: s3rver.endpoint, accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }),
+    s3rver: rgwS3Client({ ...rgw, endpoint: s3rver.endpoint, ...S3RVER_KEYS }),
   };
   return {
     rgw,
@@ -46,24 +48,8 @@ export async function putDirect(client: S3Client, bucket: string, key: string, b
   return out.VersionId;
 }
 
-const ALL_ACTIONS = `["get_object", "get_object_version", "head_object", "put_object", "delete_object", "list_bucket",
-  "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"]`;
-
-/** A `[[credentials]]` entry for `keys` with one scope: `actions` (a TOML array) on every key of `bucket`. */
-export function credentialsToml(keys: Keys, principal: string, actions: string, bucket = '*'): string {
-  return `[[credentials]]
-access_key_id = "${keys.accessKeyId}"
-secret_access_key = "${keys.secretAccessKey}"
-principal_name = "${principal}"
-[[credentials.allowed_scopes]]
-bucket = "${bucket}"
-prefixes = []
-actions = ${actions}
-`;
-}
-
 /** ADMIN's `[[credentials]]` entry, for any gateway configuration. */
-export const ADMIN_CREDENTIALS = credentialsToml(ADMIN, 'admin', ALL_ACTIONS);
+export const ADMIN_CREDENTIALS = credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere(ALL_ACTIONS)]);
 
 /** Listing fixtures: a page's worth of keys and two sub-directories. */
 export const LIST_KEYS = Array.from({ length: 25 }, (_, i) => `list/a-${String(i).padStart(2, '0')}`).concat(['list/dir1/x', 'list/dir2/y']);
@@ -97,61 +83,24 @@ export async function readText(client: S3Client, bucket: string, key: string, ve
  * `tenant-a/`), `public` (s3rver, anonymous reads) and `private` (s3rver).
  */
 export function gatewayConfig(b: Backends): string {
-  const rgw = (name: string, bucket: string, extra = ''): string => `
-[[buckets]]
-name = "${name}"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "${b.rgw.endpoint}"
-bucket_name = "${bucket}"
-region = "us-east-1"
-access_key_id = "${b.rgw.accessKeyId}"
-secret_access_key = { env = "RGW_SECRET" }
-${extra}`;
-  const s3rver = (name: string, anonymous: boolean): string => `
-[[buckets]]
-name = "${name}"
-backend_type = "objstore"
-anonymous_access = ${anonymous}
-[buckets.backend_options]
-endpoint = "${b.s3rver.endpoint}"
-bucket_name = "${name}"
-access_key_id = "S3RVER"
-secret_access_key = "S3RVER"
-`;
-  return `
-${rgw('strict', 'data')}
-${rgw('versioned', 'versioned')}
-${rgw('tenant', 'data', 'backend_prefix = "tenant-a/"')}
-${s3rver('public', true)}
-${s3rver('private', false)}
-
-${ADMIN_CREDENTIALS}
-[[credentials]]
-access_key_id = "${SCOPED.accessKeyId}"
-secret_access_key = { env = "SCOPED_SECRET" }
-principal_name = "scoped"
-[[credentials.allowed_scopes]]
-bucket = "strict"
-prefixes = ["reports"]
-actions = ["get_object", "head_object", "list_bucket"]
-[[credentials.allowed_scopes]]
-bucket = "versioned"
-prefixes = []
-actions = ["get_object", "head_object", "list_bucket"]
-
-[[credentials]]
-access_key_id = "${DISABLED.accessKeyId}"
-secret_access_key = "${DISABLED.secretAccessKey}"
-principal_name = "disabled"
-enabled = false
-[[credentials.allowed_scopes]]
-bucket = "*"
-prefixes = []
-actions = ${ALL_ACTIONS}
-`;
+  const rgw = (name: string, bucket: string, extra: TomlFields = {}): string =>
+    bucketToml({ name, backend_type: 's3' }, { ...rgwOptions(b.rgw, bucket), ...extra });
+  const s3rver = (name: string, anonymous: boolean): string =>
+    bucketToml({ name, backend_type: 'objstore', anonymous_access: anonymous }, s3Options(b.s3rver.endpoint, name, S3RVER_KEYS));
+  return [
+    rgw('strict', 'data'),
+    rgw('versioned', 'versioned'),
+    rgw('tenant', 'data', { backend_prefix: 'tenant-a/' }),
+    s3rver('public', true),
+    s3rver('private', false),
+    ADMIN_CREDENTIALS,
+    credentialToml(SCOPED, { principal_name: 'scoped', secret_access_key: { env: 'SCOPED_SECRET' } }, [
+      { bucket: 'strict', prefixes: ['reports'], actions: READ_ACTIONS },
+      { bucket: 'versioned', actions: READ_ACTIONS },
+    ]),
+    credentialToml(DISABLED, { principal_name: 'disabled', enabled: false }, [everywhere(ALL_ACTIONS)]),
+  ].join('\n');
 }
-
 export function gatewayEnv(b: Backends): Record<string, string> {
   return { RGW_SECRET: b.rgw.secretAccessKey, SCOPED_SECRET: SCOPED.secretAccessKey };
 }

@@ -27,6 +27,7 @@ import {
 import { createHash, randomBytes } from 'node:crypto';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { jsClient, type Keys } from '../support/clients';
+import { MULTIPART_ACTIONS, bucketToml, roleToml, s3Options } from '../support/config-toml';
 import { RUNTIMES, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { startHttpsFront, type HttpsFront } from '../support/https-front';
 import { generateProviderKey, type ProviderKeyPem } from '../support/provider-key';
@@ -63,29 +64,12 @@ afterAll(async () => {
 
 /** B: the token service and A's backend; a plain s3rver bucket, and a role for A's tokens scoped to `from-a/`. */
 function configB(issuer: string): string {
-  return `
-[[buckets]]
-name = "store"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "${s3rver.endpoint}"
-bucket_name = "store"
-access_key_id = "${S3RVER.accessKeyId}"
-secret_access_key = "${S3RVER.secretAccessKey}"
-
-[[roles]]
-role_id = "${ROLE}"
-name = "Gateway A"
-trusted_oidc_issuers = ["${issuer}"]
-required_audiences = ["sts.amazonaws.com"]
-subject_conditions = ["${SUBJECT}"]
-max_session_duration_secs = 3600
-[[roles.allowed_scopes]]
-bucket = "store"
-prefixes = ["from-a/"]
-actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket",
-  "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"]
-`;
+  return [
+    bucketToml({ name: 'store', backend_type: 's3' }, s3Options(s3rver.endpoint, 'store', S3RVER)),
+    roleToml({ role_id: ROLE, name: 'Gateway A', trusted_oidc_issuers: [issuer], subject_conditions: [SUBJECT], max_session_duration_secs: 3600 }, [
+      { bucket: 'store', prefixes: ['from-a/'], actions: ['get_object', 'head_object', 'put_object', 'delete_object', 'list_bucket', ...MULTIPART_ACTIONS] },
+    ]),
+  ].join('\n');
 }
 
 /**

@@ -1,21 +1,15 @@
 import { RUNTIMES, reportedCacheControl, startGateway, type RunningGateway } from '../support/gateway';
+import { bucketToml, s3Options } from '../support/config-toml';
 import { errorCode, rawRequest } from '../support/raw-request';
 
 /**
  * `/.health` on every runtime, as a load balancer's probe sees it: answered by the gateway itself, whatever
  * state its backends are in (here: nothing listens at the only backend's address).
  */
-const CONFIG = `
-[[buckets]]
-name = "b"
-backend_type = "s3"
-anonymous_access = true
-[buckets.backend_options]
-endpoint = "http://127.0.0.1:1"
-bucket_name = "b"
-access_key_id = "AKIDBACKEND"
-secret_access_key = "backend-secret"
-`;
+const CONFIG = bucketToml(
+  { name: 'b', backend_type: 's3', anonymous_access: true },
+  s3Options('http://127.0.0.1:1', 'b', { accessKeyId: 'AKIDBACKEND', secretAccessKey: 'backend-secret' }),
+);
 
 describe.each(RUNTIMES)('/.health (%s runtime)', (runtime) => {
   let gw: RunningGateway;

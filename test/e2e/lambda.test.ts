@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { awsCli, boto3, jsClient, type Keys } from '../support/clients';
+import { bucketToml, credentialToml, everywhere } from '../support/config-toml';
 import { generateKeys } from '../../functions/key-generator';
 import { startFakeSsm, type FakeSsm } from '../support/fake-ssm';
 import { RUNTIME_LIMITS, runGatewayExpectingFailure, startGateway, type RunningGateway } from '../support/gateway';
@@ -25,27 +26,16 @@ const HELLO = 'hello world';
 const BIG_BYTES = 150 * 1024 * 1024;
 
 function config(backend: S3rver): string {
-  const bucket = (name: string, anonymous: boolean): string => `
-[[buckets]]
-name = "${name}"
-backend_type = "s3"
-anonymous_access = ${anonymous}
-[buckets.backend_options]
-endpoint = "${backend.endpoint}"
-bucket_name = "${name}"
-access_key_id = "S3RVER"
-secret_access_key = { env = "BACKEND_SECRET" }
-`;
-  return `${bucket('public', true)}${bucket('private', false)}
-[[credentials]]
-access_key_id = "${KEY.accessKeyId}"
-secret_access_key = { env = "KEY_SECRET" }
-principal_name = "e2e"
-[[credentials.allowed_scopes]]
-bucket = "*"
-prefixes = []
-actions = ["get_object", "head_object", "list_bucket", "put_object"]
-`;
+  const bucket = (name: string, anonymous: boolean): string =>
+    bucketToml(
+      { name, backend_type: 's3', anonymous_access: anonymous },
+      { endpoint: backend.endpoint, bucket_name: name, access_key_id: 'S3RVER', secret_access_key: { env: 'BACKEND_SECRET' } },
+    );
+  return [
+    bucket('public', true),
+    bucket('private', false),
+    credentialToml(KEY, { principal_name: 'e2e', secret_access_key: { env: 'KEY_SECRET' } }, [everywhere(['get_object', 'head_object', 'list_bucket', 'put_object'])]),
+  ].join('\n');
 }
 
 /** A deterministic 150 MiB body, made in 1 MiB slices so its hash is known without keeping a second copy. */

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buildChunkedUpload, sendUpload } from '../support/aws-chunked';
 import { AWS_CLIS, PYTHONS, awsCli, boto3, jsClient } from '../support/clients';
+import { bucketToml, rgwOptions } from '../support/config-toml';
 import { ADAPTER_RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
 import { startRecordingHop, type RecordingHop } from '../support/recording-hop';
 import { errorCode, rawRequest } from '../support/raw-request';
@@ -74,16 +75,7 @@ describe.each(ADAPTER_RUNTIMES)('multipart uploads (%s runtime)', (runtime) => {
 
   beforeAll(async () => {
     hop = await startRecordingHop(backends.rgw.endpoint);
-    const recorded = `
-[[buckets]]
-name = "recorded"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "${hop.endpoint}"
-bucket_name = "data"
-access_key_id = "${backends.rgw.accessKeyId}"
-secret_access_key = { env = "RGW_SECRET" }
-`;
+    const recorded = bucketToml({ name: 'recorded', backend_type: 's3' }, { ...rgwOptions(backends.rgw, 'data'), endpoint: hop.endpoint, region: undefined });
     gw = await startGateway(runtime, { config: writeConfig(backends) + recorded, env: gatewayEnv(backends) });
     admin = jsClient(gw.endpoint, ADMIN);
   }, 60_000);

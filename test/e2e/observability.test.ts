@@ -14,8 +14,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { presignedUrl } from './browsers-fixtures';
-import { ADMIN, credentialsToml } from './fixtures';
+import { ADMIN } from './fixtures';
 import { awsCli, jsClient, type Keys } from '../support/clients';
+import { READ_ACTIONS, bucketToml, credentialToml, everywhere, roleToml, rgwOptions, s3Options } from '../support/config-toml';
 import { freePort, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
 import { startPrometheus, type Prometheus } from '../support/prometheus';
@@ -64,40 +65,17 @@ afterAll(async () => {
 });
 
 function config(): string {
-  return `
-[[buckets]]
-name = "data"
-backend_type = "s3"
-anonymous_access = true
-[buckets.backend_options]
-endpoint = "${hop.endpoint}"
-bucket_name = "data"
-region = "us-east-1"
-access_key_id = "${rgw.accessKeyId}"
-secret_access_key = { env = "RGW_SECRET" }
-
-[[buckets]]
-name = "down"
-backend_type = "s3"
-anonymous_access = true
-[buckets.backend_options]
-endpoint = "http://127.0.0.1:1"
-bucket_name = "down"
-access_key_id = "AKIDDOWN"
-secret_access_key = "down-backend-secret"
-
-${credentialsToml(ADMIN, 'admin', '["get_object", "head_object", "list_bucket", "put_object", "delete_object", "create_multipart_upload", "upload_part", "complete_multipart_upload"]')}
-[[roles]]
-role_id = "${ROLE_ARN}"
-name = "CI"
-trusted_oidc_issuers = ["${issuer.url}"]
-required_audiences = ["sts.amazonaws.com"]
-subject_conditions = ["repo:acme/*:ref:refs/heads/main"]
-[[roles.allowed_scopes]]
-bucket = "data"
-prefixes = ["ci/"]
-actions = ["get_object", "put_object"]
-`;
+  return [
+    bucketToml({ name: 'data', backend_type: 's3', anonymous_access: true }, rgwOptions({ endpoint: hop.endpoint, accessKeyId: rgw.accessKeyId }, 'data')),
+    bucketToml(
+      { name: 'down', backend_type: 's3', anonymous_access: true },
+      s3Options('http://127.0.0.1:1', 'down', { accessKeyId: 'AKIDDOWN', secretAccessKey: 'down-backend-secret' }),
+    ),
+    credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere([...READ_ACTIONS, 'put_object', 'delete_object', 'create_multipart_upload', 'upload_part', 'complete_multipart_upload'])]),
+    roleToml({ role_id: ROLE_ARN, name: 'CI', trusted_oidc_issuers: [issuer.url], subject_conditions: ['repo:acme/*:ref:refs/heads/main'] }, [
+      { bucket: 'data', prefixes: ['ci/'], actions: ['get_object', 'put_object'] },
+    ]),
+  ].join('\n');
 }
 
 /** What the traffic used that must never be logged. */

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { awsCli, boto3, type Keys } from '../support/clients';
+import { MULTIPART_ACTIONS, bucketToml, credentialToml, everywhere, s3Options, tableToml } from '../support/config-toml';
 import { expectedCliCopy, startGateway, TRANSPORT_RUNTIMES, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
@@ -41,46 +42,21 @@ afterAll(async () => {
 });
 
 function config(): string {
-  const mapped = (name: string, anonymous = false): string => `
-[[buckets]]
-name = "${name}"
-backend_type = "s3"
-anonymous_access = ${anonymous}
-[buckets.backend_options]
-endpoint = "${rgw.endpoint}"
-bucket_name = "mapped"
-region = "us-east-1"
-backend_prefix = "${name.replace(':', '/')}/"
-access_key_id = "${rgw.accessKeyId}"
-secret_access_key = "${rgw.secretAccessKey}"
-`;
-  return `
-[path_mapping]
-segments = 2
-separator = ":"
-${mapped('acme:widgets')}
-${mapped('acme:gadgets')}
-${mapped('acme:private')}
-${mapped('other:public', true)}
-${mapped('work:in')}
-${mapped('work:out')}
-
-[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-[[credentials.allowed_scopes]]
-bucket = "*"
-prefixes = []
-actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket", "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"]
-
-[[credentials]]
-access_key_id = "${WIDGETS_ONLY.accessKeyId}"
-secret_access_key = "${WIDGETS_ONLY.secretAccessKey}"
-[[credentials.allowed_scopes]]
-bucket = "acme:widgets"
-prefixes = []
-actions = ["get_object", "head_object", "put_object", "list_bucket"]
-`;
+  const mapped = (name: string, anonymous = false): string =>
+    bucketToml(
+      { name, backend_type: 's3', anonymous_access: anonymous },
+      s3Options(rgw.endpoint, 'mapped', rgw, { region: 'us-east-1', backend_prefix: `${name.replace(':', '/')}/` }),
+    );
+  return [
+    tableToml('[path_mapping]', { segments: 2, separator: ':' }),
+    ...['acme:widgets', 'acme:gadgets', 'acme:private'].map((name) => mapped(name)),
+    mapped('other:public', true),
+    ...['work:in', 'work:out'].map((name) => mapped(name)),
+    credentialToml(ADMIN, {}, [
+      everywhere(['get_object', 'head_object', 'put_object', 'delete_object', 'list_bucket', ...MULTIPART_ACTIONS]),
+    ]),
+    credentialToml(WIDGETS_ONLY, {}, [{ bucket: 'acme:widgets', actions: ['get_object', 'head_object', 'put_object', 'list_bucket'] }]),
+  ].join('\n');
 }
 
 async function stored(key: string): Promise<string | undefined> {

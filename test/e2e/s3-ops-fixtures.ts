@@ -1,5 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { jsClient, type Keys } from '../support/clients';
+import { bucketToml, credentialToml, everywhere, s3Options, type TomlFields } from '../support/config-toml';
 import { startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
 import { ADMIN } from './fixtures';
@@ -47,51 +48,19 @@ export async function startOpsBackends(): Promise<OpsBackends> {
   };
 }
 
-const list = (actions: readonly string[]): string => `[${actions.map((a) => `"${a}"`).join(', ')}]`;
-
 /** The gateway configuration; `extra` adds buckets (e.g. one behind a recording hop). */
 export function opsConfig(b: OpsBackends, extra = ''): string {
-  const bucket = (name: string, backendBucket: string, more = ''): string => `
-[[buckets]]
-name = "${name}"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "${b.rgw.endpoint}"
-bucket_name = "${backendBucket}"
-access_key_id = "${b.rgw.accessKeyId}"
-secret_access_key = "${b.rgw.secretAccessKey}"
-${more}`;
-  return `
-${bucket('vers', 'vers')}
-${bucket('copies', 'copies')}
-${bucket('tenant', 'copies', 'backend_prefix = "tenant-a/"')}
-${extra}
-
-[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-principal_name = "admin"
-[[credentials.allowed_scopes]]
-bucket = "*"
-actions = ${list([...SPEC_ACTIONS, ...ADDED_ACTIONS])}
-
-[[credentials]]
-access_key_id = "${SPEC.accessKeyId}"
-secret_access_key = "${SPEC.secretAccessKey}"
-principal_name = "spec"
-[[credentials.allowed_scopes]]
-bucket = "*"
-actions = ${list(SPEC_ACTIONS)}
-
-[[credentials]]
-access_key_id = "${MINE.accessKeyId}"
-secret_access_key = "${MINE.secretAccessKey}"
-principal_name = "mine"
-[[credentials.allowed_scopes]]
-bucket = "vers"
-prefixes = ["mine"]
-actions = ["list_bucket_versions", "get_object", "get_object_version"]
-`;
+  const bucket = (name: string, backendBucket: string, more: TomlFields = {}): string =>
+    bucketToml({ name, backend_type: 's3' }, s3Options(b.rgw.endpoint, backendBucket, b.rgw, more));
+  return [
+    bucket('vers', 'vers'),
+    bucket('copies', 'copies'),
+    bucket('tenant', 'copies', { backend_prefix: 'tenant-a/' }),
+    extra,
+    credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere([...SPEC_ACTIONS, ...ADDED_ACTIONS])]),
+    credentialToml(SPEC, { principal_name: 'spec' }, [everywhere(SPEC_ACTIONS)]),
+    credentialToml(MINE, { principal_name: 'mine' }, [{ bucket: 'vers', prefixes: ['mine'], actions: ['list_bucket_versions', 'get_object', 'get_object_version'] }]),
+  ].join('\n');
 }
 
 /** A gateway on one runtime with `opsConfig`, and JS SDK clients for ADMIN and SPEC. */

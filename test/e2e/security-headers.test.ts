@@ -2,6 +2,7 @@ import { GetObjectAclCommand, HeadObjectCommand, PutObjectCommand, type S3Client
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { HttpRequest } from '@smithy/types';
 import { boto3, type Keys } from '../support/clients';
+import { bucketToml, credentialToml, rgwOptions } from '../support/config-toml';
 import { RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
 import { Sha256, errorCode, rawRequest, type RawResponse } from '../support/raw-request';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
@@ -35,32 +36,16 @@ afterAll(async () => {
 });
 
 function config(): string {
-  const bucket = (name: string, backend: string, anonymous: boolean): string => `
-[[buckets]]
-name = "${name}"
-backend_type = "s3"
-anonymous_access = ${anonymous}
-[buckets.backend_options]
-endpoint = "${rgw.endpoint}"
-bucket_name = "${backend}"
-region = "us-east-1"
-access_key_id = "${rgw.accessKeyId}"
-secret_access_key = { env = "RGW_SECRET" }
-`;
-  return `${bucket('pub', 'sec-pub', true)}${bucket('priv', 'sec-priv', false)}
-[[credentials]]
-access_key_id = "${UPLOADER.accessKeyId}"
-secret_access_key = "${UPLOADER.secretAccessKey}"
-principal_name = "uploader"
-[[credentials.allowed_scopes]]
-bucket = "priv"
-prefixes = ["secret/"]
-actions = ["get_object", "head_object"]
-[[credentials.allowed_scopes]]
-bucket = "pub"
-prefixes = ["uploads/"]
-actions = ["put_object"]
-`;
+  const bucket = (name: string, backend: string, anonymous: boolean): string =>
+    bucketToml({ name, backend_type: 's3', anonymous_access: anonymous }, rgwOptions(rgw, backend));
+  return [
+    bucket('pub', 'sec-pub', true),
+    bucket('priv', 'sec-priv', false),
+    credentialToml(UPLOADER, { principal_name: 'uploader' }, [
+      { bucket: 'priv', prefixes: ['secret/'], actions: ['get_object', 'head_object'] },
+      { bucket: 'pub', prefixes: ['uploads/'], actions: ['put_object'] },
+    ]),
+  ].join('\n');
 }
 
 /** Path and query of a URL exactly as written (no normalization). */

@@ -1,6 +1,7 @@
 import { CreateMultipartUploadCommand, type S3Client } from '@aws-sdk/client-s3';
-import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type Azurite } from '../support/azurite';
+import { startAzurite, type Azurite } from '../support/azurite';
 import { awsCli, boto3, jsClient, type Keys } from '../support/clients';
+import { azuriteOptions, bucketToml, credentialToml, everywhere, s3Options, type TomlFields } from '../support/config-toml';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
 import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest, type RawResponse } from '../support/raw-request';
@@ -60,67 +61,22 @@ afterAll(async () => {
 });
 
 function config(): string {
-  const rgwBucket = (name: string, extra = ''): string => `
-[[buckets]]
-name = "${name}"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "${rgw.endpoint}"
-bucket_name = "${BACKEND_BUCKET}"
-region = "us-east-1"
-access_key_id = "${rgw.accessKeyId}"
-secret_access_key = "${rgw.secretAccessKey}"
-${extra}`;
-  return `
-${rgwBucket('priv')}
-${rgwBucket('other')}
-${rgwBucket('tenant', 'backend_prefix = "tenant-a/"')}
-
-[[buckets]]
-name = "azure-tenant"
-backend_type = "azure"
-[buckets.backend_options]
-account_name = "${AZURITE_ACCOUNT}"
-container_name = "vault"
-endpoint = "${azurite.endpoint}"
-access_key = "${AZURITE_KEY}"
-backend_prefix = "tenant-a/"
-
-[[buckets]]
-name = "gcs-tenant"
-backend_type = "gcs"
-[buckets.backend_options]
-bucket_name = "vault"
-endpoint = "${gcs.endpoint}"
-api = "json"
-backend_prefix = "tenant-a/"
-
-[[credentials]]
-access_key_id = "${LISTER.accessKeyId}"
-secret_access_key = "${LISTER.secretAccessKey}"
-principal_name = "lister"
-[[credentials.allowed_scopes]]
-bucket = "priv"
-prefixes = ["data"]
-actions = ["list_bucket", "get_object", "put_object", "create_multipart_upload", "abort_multipart_upload"]
-[[credentials.allowed_scopes]]
-bucket = "other"
-prefixes = ["database/"]
-actions = ["list_bucket"]
-[[credentials.allowed_scopes]]
-bucket = "priv"
-prefixes = ["database/"]
-actions = ["get_object"]
-
-[[credentials]]
-access_key_id = "${TENANT.accessKeyId}"
-secret_access_key = "${TENANT.secretAccessKey}"
-principal_name = "tenant"
-[[credentials.allowed_scopes]]
-bucket = "*"
-prefixes = []
-actions = ["list_bucket", "get_object"]
-`;
+  const rgwBucket = (name: string, extra: TomlFields = {}): string =>
+    bucketToml({ name, backend_type: 's3' }, s3Options(rgw.endpoint, BACKEND_BUCKET, rgw, { region: 'us-east-1', ...extra }));
+  const tenant = { backend_prefix: 'tenant-a/' };
+  return [
+    rgwBucket('priv'),
+    rgwBucket('other'),
+    rgwBucket('tenant', tenant),
+    bucketToml({ name: 'azure-tenant', backend_type: 'azure' }, { ...azuriteOptions(azurite.endpoint, 'vault'), ...tenant }),
+    bucketToml({ name: 'gcs-tenant', backend_type: 'gcs' }, { bucket_name: 'vault', endpoint: gcs.endpoint, api: 'json', ...tenant }),
+    credentialToml(LISTER, { principal_name: 'lister' }, [
+      { bucket: 'priv', prefixes: ['data'], actions: ['list_bucket', 'get_object', 'put_object', 'create_multipart_upload', 'abort_multipart_upload'] },
+      { bucket: 'other', prefixes: ['database/'], actions: ['list_bucket'] },
+      { bucket: 'priv', prefixes: ['database/'], actions: ['get_object'] },
+    ]),
+    credentialToml(TENANT, { principal_name: 'tenant' }, [everywhere(['list_bucket', 'get_object'])]),
+  ].join('\n');
 }
 
 /**

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { Keys } from '../support/clients';
+import { MULTIPART_ACTIONS, bucketToml, credentialToml, roleToml, s3Options } from '../support/config-toml';
 import { RUNTIMES, RUNTIME_LIMITS, freePort, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer';
 import { generateProviderKey, type ProviderKeyPem } from '../support/provider-key';
@@ -46,35 +47,15 @@ afterAll(async () => {
 });
 
 function config(): string {
-  return `
-[[buckets]]
-name = "smoke"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "${rgw.endpoint}"
-bucket_name = "smoke"
-access_key_id = "${rgw.accessKeyId}"
-secret_access_key = "${rgw.secretAccessKey}"
-
-[[credentials]]
-access_key_id = "${KEY.accessKeyId}"
-secret_access_key = "${KEY.secretAccessKey}"
-principal_name = "smoke"
-[[credentials.allowed_scopes]]
-bucket = "smoke"
-actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket", "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"]
-
-[[roles]]
-role_id = "${ROLE_ARN}"
-name = "smoke"
-trusted_oidc_issuers = ["${issuer.url}"]
-required_audiences = ["sts.amazonaws.com"]
-subject_conditions = ["repo:acme/*"]
-[[roles.allowed_scopes]]
-bucket = "smoke"
-prefixes = ["{repository}/"]
-actions = ["get_object"]
-`;
+  return [
+    bucketToml({ name: 'smoke', backend_type: 's3' }, s3Options(rgw.endpoint, 'smoke', rgw)),
+    credentialToml(KEY, { principal_name: 'smoke' }, [
+      { bucket: 'smoke', actions: ['get_object', 'head_object', 'put_object', 'delete_object', 'list_bucket', ...MULTIPART_ACTIONS] },
+    ]),
+    roleToml({ role_id: ROLE_ARN, name: 'smoke', trusted_oidc_issuers: [issuer.url], subject_conditions: ['repo:acme/*'] }, [
+      { bucket: 'smoke', prefixes: ['{repository}/'], actions: ['get_object'] },
+    ]),
+  ].join('\n');
 }
 
 /** The checker as a user runs it (its table, not an API), with the key, bucket, role and token as flags. */

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { createBucket, startRgw, type Rgw } from '../support/rgw';
 import { startGateway, type RunningGateway } from '../support/gateway';
 import { rawRequest } from '../support/raw-request';
+import { bucketToml, credentialToml, everywhere, s3Options } from '../support/config-toml';
 
 /**
  * An upload whose body stops moving never holds a request forever: the Node server fails it after the idle
@@ -24,31 +25,11 @@ beforeAll(async () => {
   backend = await startRgw();
   await createBucket(backend, 'uploads');
   gw = await startGateway('node', {
-    config: `
-[[buckets]]
-name = "up"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "${backend.endpoint}"
-bucket_name = "uploads"
-access_key_id = "${backend.accessKeyId}"
-secret_access_key = "${backend.secretAccessKey}"
-
-[[buckets]]
-name = "deaf"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "http://127.0.0.1:${deafPort}"
-bucket_name = "uploads"
-
-[[credentials]]
-access_key_id = "WRITERKEY00000000000"
-secret_access_key = "writer/secret/key/000000000000000000000"
-[[credentials.allowed_scopes]]
-bucket = "*"
-prefixes = []
-actions = ["put_object", "get_object"]
-`,
+    config: [
+      bucketToml({ name: 'up', backend_type: 's3' }, s3Options(backend.endpoint, 'uploads', backend)),
+      bucketToml({ name: 'deaf', backend_type: 's3' }, { endpoint: `http://127.0.0.1:${deafPort}`, bucket_name: 'uploads' }),
+      credentialToml(WRITER, {}, [everywhere(['put_object', 'get_object'])]),
+    ].join('\n'),
     env: { GATEWAY_IDLE_TIMEOUT_MS: '1500' },
   });
 }, 60_000);

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
+import { bucketToml, s3Options } from '../support/config-toml';
 import { ADAPTER_RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
 import { GiB, S3RVER_KEYS, streamPut } from '../support/large-bodies';
 import { rawRequest } from '../support/raw-request';
@@ -20,17 +21,7 @@ beforeAll(async () => {
 afterAll(() => backend?.stop());
 
 function config(): string {
-  return `
-[[buckets]]
-name = "big"
-backend_type = "s3"
-anonymous_access = true
-[buckets.backend_options]
-endpoint = "${backend.endpoint}"
-bucket_name = "big"
-access_key_id = "S3RVER"
-secret_access_key = "S3RVER"
-`;
+  return bucketToml({ name: 'big', backend_type: 's3', anonymous_access: true }, s3Options(backend.endpoint, 'big', S3RVER_KEYS));
 }
 
 describe.each(ADAPTER_RUNTIMES)('streaming through the %s runtime', (runtime) => {

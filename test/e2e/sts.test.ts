@@ -15,7 +15,9 @@ import { join, resolve } from 'node:path';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { importSessionKey, sealSession } from '../../functions/core/sts';
 import { awsCli, boto3, jsClient, type Keys } from '../support/clients';
+import { READ_ACTIONS, bucketToml, credentialToml, everywhere, roleToml, s3Options } from '../support/config-toml';
 import { expectedCliCopy, startGateway, TRANSPORT_RUNTIMES, type RunningGateway } from '../support/gateway';
+import { S3RVER_KEYS } from '../support/large-bodies';
 import { startOidcIssuer, type MintOptions, type OidcIssuer } from '../support/oidc-issuer';
 import { errorCode, rawRequest, type RawResponse } from '../support/raw-request';
 
@@ -41,7 +43,7 @@ let workdir: string;
 beforeAll(async () => {
   [issuer, s3rver] = await Promise.all([startOidcIssuer(), startS3rver({ buckets: ['artifacts', 'sts'] })]);
   workdir = mkdtempSync(join(tmpdir(), 'sts-e2e-'));
-  const direct = jsClient(s3rver.endpoint, { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' });
+  const direct = jsClient(s3rver.endpoint, S3RVER_KEYS);
   const seed: [string, string, string][] = [
     ['artifacts', 'acme/widgets/build.txt', 'widgets build\n'],
     ['artifacts', 'acme/other/secret.txt', 'other repository\n'],
@@ -58,45 +60,19 @@ afterAll(async () => {
 });
 
 function config(): string {
-  const bucket = (name: string): string => `
-[[buckets]]
-name = "${name}"
-backend_type = "objstore"
-[buckets.backend_options]
-endpoint = "${s3rver.endpoint}"
-bucket_name = "${name}"
-access_key_id = "S3RVER"
-secret_access_key = "S3RVER"
-`;
-  return `
-${bucket('artifacts')}
-${bucket('sts')}
-
-[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-principal_name = "admin"
-[[credentials.allowed_scopes]]
-bucket = "*"
-actions = ["get_object", "head_object", "list_bucket"]
-
-[[roles]]
-role_id = "${ROLE_ARN}"
-name = "GitHub Actions CI"
-trusted_oidc_issuers = ["${issuer.url}", "${issuer.httpJwksIssuer}", "${UNREACHABLE_ISSUER}"]
-required_audiences = ["sts.amazonaws.com"]
-subject_conditions = ["repo:acme/*:ref:refs/heads/main", "repo:acme@1001/*:ref:refs/heads/main"]
-max_session_duration_secs = 7200
-[[roles.allowed_scopes]]
-bucket = "artifacts"
-prefixes = ["{repository}/"]
-actions = ["get_object", "head_object", "list_bucket", "put_object"]
-# A claim GitHub never sends: must grant nothing, not the whole bucket.
-[[roles.allowed_scopes]]
-bucket = "artifacts"
-prefixes = ["{no_such_claim}"]
-actions = ["get_object", "head_object", "list_bucket", "put_object", "delete_object"]
-`;
+  const bucket = (name: string): string => bucketToml({ name, backend_type: 'objstore' }, s3Options(s3rver.endpoint, name, S3RVER_KEYS));
+  const issuers = [issuer.url, issuer.httpJwksIssuer, UNREACHABLE_ISSUER];
+  const subjects = ['repo:acme/*:ref:refs/heads/main', 'repo:acme@1001/*:ref:refs/heads/main'];
+  return [
+    bucket('artifacts'),
+    bucket('sts'),
+    credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere(READ_ACTIONS)]),
+    roleToml({ role_id: ROLE_ARN, name: 'GitHub Actions CI', trusted_oidc_issuers: issuers, subject_conditions: subjects, max_session_duration_secs: 7200 }, [
+      { bucket: 'artifacts', prefixes: ['{repository}/'], actions: [...READ_ACTIONS, 'put_object'] },
+      // A claim GitHub never sends: must grant nothing, not the whole bucket.
+      { bucket: 'artifacts', prefixes: ['{no_such_claim}'], actions: [...READ_ACTIONS, 'put_object', 'delete_object'] },
+    ]),
+  ].join('\n');
 }
 
 /** A form POST of AssumeRoleWithWebIdentity exactly as configure-aws-credentials sends it. */

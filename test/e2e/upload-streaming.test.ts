@@ -2,7 +2,8 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { createHash, createHmac } from 'node:crypto';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { ADAPTER_RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
-import { peakRssGrowth, pipeRequest } from '../support/large-bodies';
+import { bucketToml, credentialToml, s3Options } from '../support/config-toml';
+import { S3RVER_KEYS, peakRssGrowth, pipeRequest } from '../support/large-bodies';
 import { Sha256 } from '../support/raw-request';
 
 /**
@@ -30,25 +31,10 @@ beforeAll(async () => {
 afterAll(() => backend?.stop());
 
 function config(): string {
-  return `
-[[buckets]]
-name = "big"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "${backend.endpoint}"
-bucket_name = "big"
-access_key_id = "S3RVER"
-secret_access_key = "S3RVER"
-
-[[credentials]]
-access_key_id = "${KEYS.accessKeyId}"
-secret_access_key = "${KEYS.secretAccessKey}"
-principal_name = "streamer"
-[[credentials.allowed_scopes]]
-bucket = "big"
-prefixes = []
-actions = ["put_object", "head_object"]
-`;
+  return [
+    bucketToml({ name: 'big', backend_type: 's3' }, s3Options(backend.endpoint, 'big', S3RVER_KEYS)),
+    credentialToml(KEYS, { principal_name: 'streamer' }, [{ bucket: 'big', actions: ['put_object', 'head_object'] }]),
+  ].join('\n');
 }
 
 /** The same 1 MiB block over and over: what matters is the volume, not the content. */

@@ -1,5 +1,6 @@
 import { GetObjectCommand, HeadObjectCommand, ListObjectVersionsCommand, type S3Client } from '@aws-sdk/client-s3';
 import { jsClient, type Keys } from '../support/clients';
+import { MULTIPART_ACTIONS, bucketToml, credentialToml, rgwOptions } from '../support/config-toml';
 import { startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { ADMIN, codeOf, gatewayConfig, gatewayEnv, type Backends } from './fixtures';
 
@@ -14,58 +15,24 @@ import { ADMIN, codeOf, gatewayConfig, gatewayEnv, type Backends } from './fixtu
  */
 export const WRITER: Keys = { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' };
 
-const MULTIPART = '"create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload"';
-
 /**
  * The shared configuration plus `WRITER`, `nobucket` (RGW endpoint without bucket_name: no copies) and
  * `elsewhere` (the `data` bucket through another spelling of the endpoint's region: a different region).
  */
 export function writeConfig(b: Backends): string {
-  return `${gatewayConfig(b)}
-[[buckets]]
-name = "nobucket"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "${b.rgw.endpoint}"
-region = "us-east-1"
-access_key_id = "${b.rgw.accessKeyId}"
-secret_access_key = { env = "RGW_SECRET" }
-
-[[buckets]]
-name = "elsewhere"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "${b.rgw.endpoint}"
-bucket_name = "data"
-region = "eu-west-1"
-access_key_id = "${b.rgw.accessKeyId}"
-secret_access_key = { env = "RGW_SECRET" }
-
-[[credentials]]
-access_key_id = "${WRITER.accessKeyId}"
-secret_access_key = "${WRITER.secretAccessKey}"
-principal_name = "writer"
-[[credentials.allowed_scopes]]
-bucket = "strict"
-prefixes = ["uploads/"]
-actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket", ${MULTIPART}]
-[[credentials.allowed_scopes]]
-bucket = "strict"
-prefixes = ["readable/"]
-actions = ["get_object", "head_object"]
-[[credentials.allowed_scopes]]
-bucket = "strict"
-prefixes = ["trash/"]
-actions = ["delete_object"]
-[[credentials.allowed_scopes]]
-bucket = "versioned"
-prefixes = []
-actions = ["get_object", "head_object", "put_object", "list_bucket"]
-[[credentials.allowed_scopes]]
-bucket = "tenant"
-prefixes = []
-actions = ["get_object", "head_object", "put_object", "delete_object", "list_bucket", ${MULTIPART}]
-`;
+  const everything = ['get_object', 'head_object', 'put_object', 'delete_object', 'list_bucket', ...MULTIPART_ACTIONS];
+  return [
+    gatewayConfig(b),
+    bucketToml({ name: 'nobucket', backend_type: 's3' }, { ...rgwOptions(b.rgw, 'data'), bucket_name: undefined }),
+    bucketToml({ name: 'elsewhere', backend_type: 's3' }, { ...rgwOptions(b.rgw, 'data'), region: 'eu-west-1' }),
+    credentialToml(WRITER, { principal_name: 'writer' }, [
+      { bucket: 'strict', prefixes: ['uploads/'], actions: everything },
+      { bucket: 'strict', prefixes: ['readable/'], actions: ['get_object', 'head_object'] },
+      { bucket: 'strict', prefixes: ['trash/'], actions: ['delete_object'] },
+      { bucket: 'versioned', actions: ['get_object', 'head_object', 'put_object', 'list_bucket'] },
+      { bucket: 'tenant', actions: everything },
+    ]),
+  ].join('\n');
 }
 
 /** A gateway on one runtime with `writeConfig`, and SDK clients for ADMIN and WRITER. */

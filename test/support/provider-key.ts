@@ -4,7 +4,7 @@
  * identity provider by the SHA-1 thumbprint of the certificate in the JWKS `x5c`).
  */
 import { execFileSync } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, createPublicKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,4 +41,10 @@ export function generateProviderKey(bits = 2048, commonName = 'gateway'): Provid
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The modulus and exponent node:crypto reads from `pem`, base64url like a JWK. */
+export function nodeJwk(pem: string): { n: string; e: string } {
+  const jwk = createPublicKey(pem).export({ format: 'jwk' });
+  return { n: jwk.n as string, e: jwk.e as string };
 }

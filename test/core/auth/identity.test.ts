@@ -9,6 +9,7 @@ import { parseConfig } from '../../../functions/core/config/parse';
 import { Gateway } from '../../../functions/core/gateway';
 import type { BackendRequest, Dispatch, ProxyRequest, ProxyResponse } from '../../../functions/core/http';
 import { NodeSha256, buildQuery, smithySigner, type TestCredentials } from '../sigv4/smithy';
+import { bucketToml, credentialToml, s3Options } from '../../support/config-toml';
 import { proxyRequest } from '../../support/proxy-request';
 
 const NOW = Date.UTC(2026, 5, 1, 12);
@@ -16,39 +17,15 @@ const HOST = 'gateway.test';
 /** May read `priv/secret/` and write `pub/uploads/`; `pub` is anonymous-readable. */
 const UPLOADER: TestCredentials = { accessKeyId: 'UPLOADERKEY000000000', secretAccessKey: 'uploader/secret/0000000000000000000000' };
 
-const CONFIG = `
-[[buckets]]
-name = "pub"
-backend_type = "s3"
-anonymous_access = true
-[buckets.backend_options]
-endpoint = "http://127.0.0.1:9"
-bucket_name = "pub-backend"
-access_key_id = "backend"
-secret_access_key = "backend-secret"
-
-[[buckets]]
-name = "priv"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "http://127.0.0.1:9"
-bucket_name = "priv-backend"
-access_key_id = "backend"
-secret_access_key = "backend-secret"
-
-[[credentials]]
-access_key_id = "${UPLOADER.accessKeyId}"
-secret_access_key = "${UPLOADER.secretAccessKey}"
-principal_name = "uploader"
-[[credentials.allowed_scopes]]
-bucket = "priv"
-prefixes = ["secret/"]
-actions = ["get_object", "head_object"]
-[[credentials.allowed_scopes]]
-bucket = "pub"
-prefixes = ["uploads/"]
-actions = ["put_object"]
-`;
+const BACKEND_KEYS = { accessKeyId: 'backend', secretAccessKey: 'backend-secret' };
+const CONFIG = [
+  bucketToml({ name: 'pub', backend_type: 's3', anonymous_access: true }, s3Options('http://127.0.0.1:9', 'pub-backend', BACKEND_KEYS)),
+  bucketToml({ name: 'priv', backend_type: 's3' }, s3Options('http://127.0.0.1:9', 'priv-backend', BACKEND_KEYS)),
+  credentialToml(UPLOADER, { principal_name: 'uploader' }, [
+    { bucket: 'priv', prefixes: ['secret/'], actions: ['get_object', 'head_object'] },
+    { bucket: 'pub', prefixes: ['uploads/'], actions: ['put_object'] },
+  ]),
+].join('\n');
 
 const COPY_RESULT = '<CopyObjectResult><ETag>"e"</ETag><LastModified>2026-06-01T12:00:00.000Z</LastModified></CopyObjectResult>';
 

@@ -1,4 +1,5 @@
-import { ConfigError, parseConfig } from '../../../functions/core/config/parse';
+import { parseConfig } from '../../../functions/core/config/parse';
+import { problemsOf } from '../../support/config-problems';
 
 /** The configuration of CORS, virtual-hosted addressing and SigV2 links: validated like every other field. */
 const BUCKET = `
@@ -8,16 +9,6 @@ backend_type = "s3"
 [buckets.backend_options]
 endpoint = "http://backend.test:9000"
 `;
-
-function problemsOf(toml: string): readonly string[] {
-  try {
-    parseConfig(toml);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error('the configuration was accepted');
-}
 
 describe('configuration for browsers and data tools', () => {
   it('reads gateway-wide and per-bucket CORS rules, the domains and the SigV2 switch', () => {

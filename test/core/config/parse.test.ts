@@ -1,16 +1,6 @@
 import { ConfigError, parseConfig, type Environment } from '../../../functions/core/config/parse';
 import type { AzureBackend, Config, GcsBackend, S3Backend } from '../../../functions/core/config/types';
-
-/** The problems a configuration is refused with; fails the test when the configuration is accepted. */
-function problemsOf(toml: string, env: Environment = {}): readonly string[] {
-  try {
-    parseConfig(toml, env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error('the configuration was accepted');
-}
+import { problemsOf } from '../../support/config-problems';
 
 function s3(config: Config, bucket: string): S3Backend {
   const backend = config.buckets.get(bucket)?.backend;

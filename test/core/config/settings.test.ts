@@ -1,15 +1,6 @@
 /** The identity-provider settings read from the environment (the keys themselves are checked by the Gateway). */
-import { ConfigError, parseConfig, type Environment } from '../../../functions/core/config/parse';
-
-function problemsOf(toml: string, env: Environment): readonly string[] {
-  try {
-    parseConfig(toml, env);
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return (err as ConfigError).problems;
-  }
-  throw new Error('the configuration was accepted');
-}
+import { parseConfig } from '../../../functions/core/config/parse';
+import { problemsOf } from '../../support/config-problems';
 
 const OIDC_BUCKET = (extra = ''): string =>
   `[[buckets]]\nname = "b"\nbackend_type = "s3"\n[buckets.backend_options]\nauth_type = "oidc"\noidc_role_arn = "arn:aws:iam::1:role/r"\n${extra}\n`;

@@ -6,9 +6,10 @@
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { ConfigError, parseConfig } from '../../../functions/core/config/parse';
 import { Gateway, type GatewayDeps } from '../../../functions/core/gateway';
-import type { BackendRequest, Dispatch, ProxyRequest, ProxyResponse } from '../../../functions/core/http';
+import type { BackendRequest, ProxyRequest } from '../../../functions/core/http';
 import { TokenServiceError, type TokenExchange, type WebIdentityRequest } from '../../../functions/core/oidc/exchange';
 import { generateProviderKey, type ProviderKeyPem } from '../../support/provider-key';
+import { bodyText, responseOf, targetRequest } from '../../support/proxy-request';
 
 const ISSUER = 'https://gateway.example.com';
 const NOW = Date.UTC(2030, 0, 1, 12);
@@ -95,44 +96,25 @@ function harness(exchange?: TokenExchange, env: Record<string, string> = {}, con
 }
 
 function request(method: string, target: string): ProxyRequest {
-  const q = target.indexOf('?');
-  return {
-    method,
-    requestId: 'REQ',
-    rawPath: q < 0 ? target : target.slice(0, q),
-    rawQuery: q < 0 ? '' : target.slice(q + 1),
-    headers: new Headers({ host: 'gateway.example.com' }),
-    body: () => new ReadableStream(),
-  };
-}
-
-function response(dispatch: Dispatch): ProxyResponse {
-  if (dispatch.kind !== 'response') throw new Error(`expected a response, got ${dispatch.kind}`);
-  return dispatch.response;
-}
-
-function text(body: ProxyResponse['body']): string {
-  if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return new TextDecoder().decode(body);
-  throw new Error('unexpected body');
+  return targetRequest(method, target, { host: 'gateway.example.com' }, 'REQ');
 }
 
 describe('discovery routing', () => {
   it('serves both documents before S3 routing when the provider is configured', async () => {
     const { gateway } = harness();
-    const config = response(await gateway.handle(request('GET', '/.well-known/openid-configuration')));
+    const config = responseOf(await gateway.handle(request('GET', '/.well-known/openid-configuration')));
     expect(config.status).toBe(200);
-    expect(JSON.parse(text(config.body))).toMatchObject({ issuer: ISSUER, jwks_uri: `${ISSUER}/.well-known/jwks.json` });
-    const jwks = response(await gateway.handle(request('GET', '/.well-known/jwks.json')));
-    expect(JSON.parse(text(jwks.body)).keys).toHaveLength(1);
+    expect(JSON.parse(bodyText(config.body))).toMatchObject({ issuer: ISSUER, jwks_uri: `${ISSUER}/.well-known/jwks.json` });
+    const jwks = responseOf(await gateway.handle(request('GET', '/.well-known/jwks.json')));
+    expect(JSON.parse(bodyText(jwks.body)).keys).toHaveLength(1);
   });
 
   it('leaves /.well-known to S3 routing without OIDC_PROVIDER_KEY and OIDC_PROVIDER_ISSUER: an unknown bucket', async () => {
     const gateway = new Gateway(parseConfig('', {}), { client: async () => Promise.reject(new Error('unused')) });
     for (const path of ['/.well-known/openid-configuration', '/.well-known/jwks.json']) {
-      const answer = response(await gateway.handle(request('GET', path)));
+      const answer = responseOf(await gateway.handle(request('GET', path)));
       expect(answer.status).toBe(404);
-      expect(text(answer.body)).toContain('<Code>NoSuchBucket</Code>');
+      expect(bodyText(answer.body)).toContain('<Code>NoSuchBucket</Code>');
     }
   });
 });
@@ -154,7 +136,7 @@ describe('an auth_type = "oidc" bucket', () => {
     const [exchange] = exchanges;
     expect(exchange).toMatchObject({ endpoint: 'https://sts.eu-west-1.amazonaws.com', region: 'eu-west-1', roleArn: ROLE, roleSessionName: 's3-proxy' });
     expect(exchange.durationSeconds).toBeUndefined();
-    const jwks = JSON.parse(text(response(await gateway.handle(request('GET', '/.well-known/jwks.json'))).body)) as JSONWebKeySet;
+    const jwks = JSON.parse(bodyText(responseOf(await gateway.handle(request('GET', '/.well-known/jwks.json'))).body)) as JSONWebKeySet;
     const { payload } = await jwtVerify(exchange.webIdentityToken, createLocalJWKSet(jwks), { currentDate: new Date(NOW) });
     expect(payload).toMatchObject({ iss: ISSUER, sub: 's3-proxy', aud: 'sts.amazonaws.com' });
   });
@@ -217,11 +199,11 @@ describe('token service failures', () => {
     ['throwing something else', new Error('socket hang up'), 503, 'ServiceUnavailable'],
   ])('%s: the client gets %i %s and the log says the role and the code', async (_, failure, status, code) => {
     const { gateway, events, counted } = harness(async () => Promise.reject(failure));
-    const answer = response(await gateway.handle(request('GET', '/fed/k')));
+    const answer = responseOf(await gateway.handle(request('GET', '/fed/k')));
     expect(counted).toEqual([`exchange ${failure instanceof TokenServiceError ? failure.kind : 'unreachable'}`, 'exchanged']);
     expect(answer.status).toBe(status);
-    expect(text(answer.body)).toContain(`<Code>${code}</Code>`);
-    expect(text(answer.body)).not.toContain(ROLE);
+    expect(bodyText(answer.body)).toContain(`<Code>${code}</Code>`);
+    expect(bodyText(answer.body)).not.toContain(ROLE);
     expect(events).toEqual([
       expect.objectContaining({ level: 'error', event: 'oidc-exchange', role: ROLE, code: (failure as TokenServiceError).code ?? 'NetworkError' }),
     ]);
@@ -229,7 +211,7 @@ describe('token service failures', () => {
 
   it('answers HEAD failures without a body', async () => {
     const { gateway } = harness(async () => Promise.reject(new TokenServiceError('refused', 'AccessDenied', 'no', 403)));
-    const answer = response(await gateway.handle(request('HEAD', '/fed/k')));
+    const answer = responseOf(await gateway.handle(request('HEAD', '/fed/k')));
     expect(answer).toMatchObject({ status: 403, body: null });
   });
 
@@ -239,7 +221,7 @@ describe('token service failures', () => {
       if (fail) throw new TokenServiceError('unreachable', 'ECONNREFUSED', 'down');
       return { accessKeyId: 'ASIANEW', secretAccessKey: 's', sessionToken: 't', expiresAt: NOW + 3_600_000 };
     });
-    expect(response(await gateway.handle(request('GET', '/fed/k'))).status).toBe(503);
+    expect(responseOf(await gateway.handle(request('GET', '/fed/k'))).status).toBe(503);
     fail = false;
     const dispatch = await gateway.handle(request('GET', '/fed/k'));
     expect(dispatch.kind).toBe('forward');

@@ -1,10 +1,10 @@
 /** The identity provider's keys from the settings: current and previous keys, certificates, the JWKS, and refusals. */
-import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { calculateJwkThumbprint } from 'jose';
 import { ConfigError } from '../../../functions/core/config/parse';
 import type { Settings } from '../../../functions/core/config/types';
 import { readIdentityProvider } from '../../../functions/core/oidc/provider-key';
-import { generateProviderKey, type ProviderKeyPem } from '../../support/provider-key';
+import { generateProviderKey, nodeJwk, type ProviderKeyPem } from '../../support/provider-key';
 
 let key: ProviderKeyPem;
 let other: ProviderKeyPem;
@@ -13,12 +13,6 @@ beforeAll(() => {
   key = generateProviderKey();
   other = generateProviderKey();
 });
-
-/** The modulus and exponent node:crypto reads from `pem`, base64url like a JWK. */
-function nodeJwk(pem: string): { n: string; e: string } {
-  const jwk = createPublicKey(pem).export({ format: 'jwk' });
-  return { n: jwk.n as string, e: jwk.e as string };
-}
 
 function problemsOf(settings: Settings): readonly string[] {
   try {

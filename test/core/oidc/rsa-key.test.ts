@@ -1,7 +1,7 @@
 /** Reading RSA keys and certificates from PEM: the forms accepted, the PKCS#1 → PKCS#8 wrap, and refusals. */
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { KeyFormatError, readCertificateChain, readRsaKey, wrapPkcs1 } from '../../../functions/core/oidc/rsa-key';
-import { generateProviderKey, type ProviderKeyPem } from '../../support/provider-key';
+import { generateProviderKey, nodeJwk, type ProviderKeyPem } from '../../support/provider-key';
 
 let key: ProviderKeyPem;
 let other: ProviderKeyPem;
@@ -10,12 +10,6 @@ beforeAll(() => {
   key = generateProviderKey();
   other = generateProviderKey();
 });
-
-/** The modulus and exponent node:crypto reads from `pem`, base64url like a JWK. */
-function nodeJwk(pem: string): { n: string; e: string } {
-  const jwk = createPublicKey(pem).export({ format: 'jwk' });
-  return { n: jwk.n as string, e: jwk.e as string };
-}
 
 const b64url = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64url');
 

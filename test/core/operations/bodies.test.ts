@@ -1,19 +1,11 @@
 import type { ObjectStore } from '../../../functions/core/backends/store';
-import { S3Error } from '../../../functions/core/errors';
 import { s3StoreOf } from '../../../functions/core/operations/backend-response';
 import { parseCompleteRequest } from '../../../functions/core/operations/complete-multipart-upload';
 import type { BucketContext } from '../../../functions/core/context';
 import { parseDeleteRequest } from '../../../functions/core/operations/delete-objects';
+import { s3CodeOf } from '../../support/thrown';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
-const codeOf = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-    return undefined;
-  } catch (err) {
-    return err instanceof S3Error ? err.code : 'not an S3Error';
-  }
-};
 const objects = (n: number): string => Array.from({ length: n }, (_, i) => `<Object><Key>k${i}</Key></Object>`).join('');
 
 describe('parseDeleteRequest', () => {
@@ -33,7 +25,7 @@ describe('parseDeleteRequest', () => {
 
   it('accepts 1000 objects and refuses 1001', () => {
     expect(parseDeleteRequest(utf8(`<Delete>${objects(1000)}</Delete>`)).entries).toHaveLength(1000);
-    expect(codeOf(() => parseDeleteRequest(utf8(`<Delete>${objects(1001)}</Delete>`)))).toBe('MalformedXML');
+    expect(s3CodeOf(() => parseDeleteRequest(utf8(`<Delete>${objects(1001)}</Delete>`)))).toBe('MalformedXML');
   });
 
   it.each([
@@ -45,11 +37,11 @@ describe('parseDeleteRequest', () => {
     ['unclosed elements', '<Delete><Object><Key>a</Key></Object>'],
     ['another root', '<Remove><Object><Key>a</Key></Object></Remove>'],
   ])('%s is MalformedXML', (_, body) => {
-    expect(codeOf(() => parseDeleteRequest(utf8(body)))).toBe('MalformedXML');
+    expect(s3CodeOf(() => parseDeleteRequest(utf8(body)))).toBe('MalformedXML');
   });
 
   it('invalid UTF-8 is MalformedXML', () => {
-    expect(codeOf(() => parseDeleteRequest(new Uint8Array([0x3c, 0xff, 0x3e])))).toBe('MalformedXML');
+    expect(s3CodeOf(() => parseDeleteRequest(new Uint8Array([0x3c, 0xff, 0x3e])))).toBe('MalformedXML');
   });
 });
 
@@ -66,7 +58,7 @@ describe('parseCompleteRequest', () => {
     ['a part without ETag', '<CompleteMultipartUpload><Part><PartNumber>1</PartNumber></Part></CompleteMultipartUpload>'],
     ['a DOCTYPE', '<!DOCTYPE x><CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>x</ETag></Part></CompleteMultipartUpload>'],
   ])('%s is MalformedXML', (_, body) => {
-    expect(codeOf(() => parseCompleteRequest(utf8(body)))).toBe('MalformedXML');
+    expect(s3CodeOf(() => parseCompleteRequest(utf8(body)))).toBe('MalformedXML');
   });
 });
 
@@ -77,6 +69,6 @@ describe('s3StoreOf: multipart and batch delete need an S3 backend (spec rule 8)
       list: () => Promise.reject(new Error('unused')),
     };
     const ctx = { store, bucket: { name: 'blobs', anonymousAccess: false, backend: { type: 'azure' } } } as unknown as BucketContext;
-    expect(codeOf(() => s3StoreOf(ctx, 'CreateMultipartUpload'))).toBe('NotImplemented');
+    expect(s3CodeOf(() => s3StoreOf(ctx, 'CreateMultipartUpload'))).toBe('NotImplemented');
   });
 });

@@ -1,6 +1,6 @@
 import { backendCopySource, parseCopySource } from '../../../functions/core/operations/copy-object';
 import type { S3Backend } from '../../../functions/core/config/types';
-import { S3Error } from '../../../functions/core/errors';
+import { s3CodeOf } from '../../support/thrown';
 
 const backend = (bucketName: string, backendPrefix = ''): S3Backend => ({
   type: 's3',
@@ -11,14 +11,6 @@ const backend = (bucketName: string, backendPrefix = ''): S3Backend => ({
   auth: { type: 'anonymous' },
 });
 
-const codeOf = (fn: () => unknown): string | undefined => {
-  try {
-    fn();
-    return undefined;
-  } catch (err) {
-    return err instanceof S3Error ? err.code : 'not an S3Error';
-  }
-};
 
 describe('parseCopySource', () => {
   it('reads /bucket/key and bucket/key alike', () => {
@@ -38,13 +30,13 @@ describe('parseCopySource', () => {
 
   it('refuses a missing key, other parameters and bad encoding with InvalidArgument', () => {
     for (const raw of ['/b', 'b/', '/b/', '', '/b/k?acl', '/b/k?versionId=1&x=2', '/b/%E0%A4%A']) {
-      expect(codeOf(() => parseCopySource(raw))).toBe('InvalidArgument');
+      expect(s3CodeOf(() => parseCopySource(raw))).toBe('InvalidArgument');
     }
   });
 
   it('refuses keys the gateway refuses everywhere with InvalidRequest', () => {
     for (const raw of ['/b/a/../c', '/b/a//c', '/b/a/%2e%2e/c', '/b/dir/', '/b/a%01']) {
-      expect(codeOf(() => parseCopySource(raw))).toBe('InvalidRequest');
+      expect(s3CodeOf(() => parseCopySource(raw))).toBe('InvalidRequest');
     }
   });
 });

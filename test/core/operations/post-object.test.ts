@@ -5,6 +5,7 @@ import { Gateway } from '../../../functions/core/gateway';
 import type { BackendClient, Dispatch, ProxyRequest } from '../../../functions/core/http';
 import { importSessionKey, sealSession } from '../../../functions/core/sts';
 import { randomBytes } from 'node:crypto';
+import { azuriteOptions, bucketToml, credentialToml, fieldsToml, s3Options } from '../../support/config-toml';
 
 /**
  * PostObject (presigned POST) through Gateway.handle, in process: a form built by @aws-sdk/s3-presigned-post
@@ -14,49 +15,13 @@ import { randomBytes } from 'node:crypto';
  */
 const WRITER = { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' };
 
-const CONFIG = `
-max_upload_bytes = 4096
-[[buckets]]
-name = "uploads"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "http://backend.test:9000"
-bucket_name = "data"
-access_key_id = "BACKENDKEY"
-secret_access_key = "backend-secret"
-
-[[buckets]]
-name = "other"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "http://backend.test:9000"
-bucket_name = "other"
-
-[[buckets]]
-name = "blobs"
-backend_type = "azure"
-[buckets.backend_options]
-account_name = "devstoreaccount1"
-container_name = "forms"
-endpoint = "http://azure.test:10000/devstoreaccount1"
-access_key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
-
-[[credentials]]
-access_key_id = "${WRITER.accessKeyId}"
-secret_access_key = "${WRITER.secretAccessKey}"
-[[credentials.allowed_scopes]]
-bucket = "uploads"
-prefixes = ["incoming/"]
-actions = ["put_object"]
-[[credentials.allowed_scopes]]
-bucket = "other"
-prefixes = ["incoming/"]
-actions = ["put_object"]
-[[credentials.allowed_scopes]]
-bucket = "blobs"
-prefixes = ["incoming/"]
-actions = ["put_object"]
-`;
+const CONFIG = [
+  fieldsToml({ max_upload_bytes: 4096 }),
+  bucketToml({ name: 'uploads', backend_type: 's3' }, s3Options('http://backend.test:9000', 'data', { accessKeyId: 'BACKENDKEY', secretAccessKey: 'backend-secret' })),
+  bucketToml({ name: 'other', backend_type: 's3' }, { endpoint: 'http://backend.test:9000', bucket_name: 'other' }),
+  bucketToml({ name: 'blobs', backend_type: 'azure' }, azuriteOptions('http://azure.test:10000/devstoreaccount1', 'forms')),
+  credentialToml(WRITER, {}, ['uploads', 'other', 'blobs'].map((bucket) => ({ bucket, prefixes: ['incoming/'], actions: ['put_object'] }))),
+].join('\n');
 
 const noNetwork: BackendClient = async () => {
   throw new Error('no network in this spec');

@@ -1,6 +1,7 @@
 import type { Role } from '../../../functions/core/config/types';
 import { StsError } from '../../../functions/core/sts/errors';
 import { assumeRoleParams, sessionSeconds } from '../../../functions/core/sts/params';
+import { thrownBy } from '../../support/thrown';
 
 const BASE = { RoleArn: 'arn:aws:iam::000000000000:role/ci', WebIdentityToken: 'a.b.c' };
 const ROLE = { maxSessionDurationSecs: 7200 } as Role;
@@ -9,15 +10,7 @@ function params(extra: Record<string, string | undefined>): Map<string, string> 
   return new Map(Object.entries({ ...BASE, ...extra }).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-function refusal(fn: () => unknown): StsError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof StsError) return err;
-    throw err;
-  }
-  throw new Error('accepted');
-}
+const refusal = (fn: () => unknown): StsError => thrownBy(StsError, fn);
 
 describe('assumeRoleParams', () => {
   it('reads RoleArn, WebIdentityToken and DurationSeconds', () => {

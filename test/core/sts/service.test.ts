@@ -5,6 +5,7 @@ import { Gateway } from '../../../functions/core/gateway';
 import type { Dispatch, ProxyRequest, ProxyResponse } from '../../../functions/core/http';
 import { NodeSha256, smithySigner, type TestCredentials } from '../sigv4/smithy';
 import { ISSUER, memoryIssuer, type MemoryIssuer } from './memory-issuer';
+import { bucketToml, credentialToml, roleToml, s3Options } from '../../support/config-toml';
 
 /**
  * The STS endpoint through Gateway.handle, as an adapter drives it (NeedsBody answered with the body), with
@@ -16,40 +17,17 @@ const SESSION_KEY = randomBytes(32).toString('base64');
 const START = Date.UTC(2026, 5, 1, 12);
 const ADMIN: TestCredentials = { accessKeyId: 'ADMINKEY000000000000', secretAccessKey: 'admin/secret/key/0000000000000000000000' };
 
-const CONFIG = `
-[[buckets]]
-name = "ci"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "http://127.0.0.1:9"
-bucket_name = "ci"
-access_key_id = "backend"
-secret_access_key = "backend-secret"
-
-[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-principal_name = "admin"
-[[credentials.allowed_scopes]]
-bucket = "*"
-actions = ["get_object", "list_bucket"]
-
-[[roles]]
-role_id = "${ROLE_ARN}"
-name = "GitHub Actions"
-trusted_oidc_issuers = ["${ISSUER}"]
-required_audiences = ["sts.amazonaws.com"]
-subject_conditions = ["repo:acme/*:ref:refs/heads/main"]
-max_session_duration_secs = 7200
-[[roles.allowed_scopes]]
-bucket = "ci"
-prefixes = ["{repository}/"]
-actions = ["get_object", "head_object", "list_bucket", "put_object"]
-[[roles.allowed_scopes]]
-bucket = "ci"
-prefixes = ["{no_such_claim}"]
-actions = ["get_object", "put_object", "delete_object"]
-`;
+const CONFIG = [
+  bucketToml({ name: 'ci', backend_type: 's3' }, s3Options('http://127.0.0.1:9', 'ci', { accessKeyId: 'backend', secretAccessKey: 'backend-secret' })),
+  credentialToml(ADMIN, { principal_name: 'admin' }, [{ bucket: '*', actions: ['get_object', 'list_bucket'] }]),
+  roleToml(
+    { role_id: ROLE_ARN, name: 'GitHub Actions', trusted_oidc_issuers: [ISSUER], subject_conditions: ['repo:acme/*:ref:refs/heads/main'], max_session_duration_secs: 7200 },
+    [
+      { bucket: 'ci', prefixes: ['{repository}/'], actions: ['get_object', 'head_object', 'list_bucket', 'put_object'] },
+      { bucket: 'ci', prefixes: ['{no_such_claim}'], actions: ['get_object', 'put_object', 'delete_object'] },
+    ],
+  ),
+].join('\n');
 
 const FORM_TYPE = 'application/x-www-form-urlencoded; charset=utf-8';
 let counter = 0;

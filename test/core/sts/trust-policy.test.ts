@@ -1,6 +1,7 @@
 import type { Role } from '../../../functions/core/config/types';
 import { StsError } from '../../../functions/core/sts/errors';
 import { acceptedAudience, acceptedSubject, globMatches } from '../../../functions/core/sts/trust-policy';
+import { thrownBy } from '../../support/thrown';
 
 const ROLE: Role = {
   roleId: 'arn:aws:iam::000000000000:role/ci',
@@ -12,15 +13,7 @@ const ROLE: Role = {
   scopes: [],
 };
 
-function refusal(fn: () => unknown): StsError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof StsError) return err;
-    throw err;
-  }
-  throw new Error('accepted');
-}
+const refusal = (fn: () => unknown): StsError => thrownBy(StsError, fn);
 
 describe('globMatches', () => {
   it.each<[string, string, boolean]>([
