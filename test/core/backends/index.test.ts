@@ -4,6 +4,7 @@ import type { BackendClient, BackendRequest, Dispatch, ProxyRequest, ProxyRespon
 import { RequestRecord } from '../../../functions/core/observability/record';
 import { traceContext } from '../../../functions/core/observability/trace';
 import { buildQuery, smithySigner, type TestCredentials } from '../sigv4/smithy';
+import { ALL_ACTIONS, azuriteOptions, bucketToml, credentialToml, everywhere, s3Options } from '../../support/config-toml';
 import { proxyRequest } from '../../support/proxy-request';
 
 /**
@@ -20,43 +21,12 @@ const CLIENT_SPAN = '00f067aa0ba902b7';
 const TRACESTATE = 'congo=t61rcWkgMzE';
 const ADMIN: TestCredentials = { accessKeyId: 'ADMINKEY000000000000', secretAccessKey: 'admin/secret/key/0000000000000000000000' };
 
-const CONFIG = `
-[[buckets]]
-name = "data"
-backend_type = "s3"
-[buckets.backend_options]
-endpoint = "http://backend.test:9000"
-bucket_name = "data"
-access_key_id = "BACKENDKEY"
-secret_access_key = "backend-secret"
-
-[[buckets]]
-name = "blobs"
-backend_type = "azure"
-[buckets.backend_options]
-account_name = "devstoreaccount1"
-container_name = "blobs"
-endpoint = "http://azure.test:10000/devstoreaccount1"
-access_key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
-
-[[buckets]]
-name = "cloud"
-backend_type = "gcs"
-[buckets.backend_options]
-bucket_name = "cloud"
-endpoint = "http://gcs.test:4443"
-api = "json"
-
-[[credentials]]
-access_key_id = "${ADMIN.accessKeyId}"
-secret_access_key = "${ADMIN.secretAccessKey}"
-principal_name = "admin"
-[[credentials.allowed_scopes]]
-bucket = "*"
-actions = ["get_object", "get_object_version", "head_object", "put_object", "delete_object", "list_bucket",
-  "create_multipart_upload", "upload_part", "complete_multipart_upload", "abort_multipart_upload",
-  "list_bucket_versions", "delete_object_version"]
-`;
+const CONFIG = [
+  bucketToml({ name: 'data', backend_type: 's3' }, s3Options('http://backend.test:9000', 'data', { accessKeyId: 'BACKENDKEY', secretAccessKey: 'backend-secret' })),
+  bucketToml({ name: 'blobs', backend_type: 'azure' }, azuriteOptions('http://azure.test:10000/devstoreaccount1', 'blobs')),
+  bucketToml({ name: 'cloud', backend_type: 'gcs' }, { bucket_name: 'cloud', endpoint: 'http://gcs.test:4443', api: 'json' }),
+  credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere([...ALL_ACTIONS, 'list_bucket_versions', 'delete_object_version'])]),
+].join('\n');
 
 /** What a backend answers each kind of request with: enough for the operation to finish. */
 function answer(request: BackendRequest): { status: number; headers?: Record<string, string>; body?: string } {
