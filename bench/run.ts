@@ -27,7 +27,7 @@ import { buildBundles } from '../scripts/build';
 
 const OPTIONS = benchOptions(process.argv.slice(2));
 const { quick: QUICK, only: ONLY } = OPTIONS;
-const ROUNDS = QUICK ? 1 : 5;
+const ROUNDS = OPTIONS.rounds ?? (QUICK ? 1 : 5);
 const DURATION_MS = QUICK ? 300 : 3000;
 const MiB = 1024 * 1024;
 const KEY = { accessKeyId: 'BENCHKEY000000000000', secretAccessKey: 'bench/secret/key/00000000000000000000000' };

@@ -29,6 +29,12 @@ describe('Benchmark command line', () => {
     expect(gatewaySelected(benchOptions([]), 'edge')).toBe(true);
   });
 
+  it('GIVEN --rounds THEN that many rounds, and only a number from 1 to 99', () => {
+    expect(benchOptions(['--rounds', '15']).rounds).toBe(15);
+    expect(() => benchOptions(['--rounds', '0'])).toThrow(/--rounds needs a number of rounds from 1 to 99/);
+    expect(() => benchOptions(['--rounds', 'many'])).toThrow(/--rounds needs/);
+  });
+
   it('GIVEN --baseline THEN the revision is kept for a second Node server', () => {
     expect(benchOptions(['--baseline', 'a0e31eb', '--quick'])).toEqual({ quick: true, baseline: 'a0e31eb' });
   });
