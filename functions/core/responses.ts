@@ -11,11 +11,11 @@ export const S3_XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/';
  * `gzip` and reads the bytes as they come): `no-transform` keeps a platform in front (Cloudflare compresses
  * `application/xml` for clients that accept it) from compressing them.
  */
-export function xmlResponse(status: number, xml: string, requestId: string, headers: HeaderMap = {}, bytes?: Uint8Array): ProxyResponse {
+export function xmlResponse(status: number, xml: string | Uint8Array, requestId: string, headers: HeaderMap = {}): ProxyResponse {
   return {
     status,
     headers: { 'content-type': 'application/xml', 'cache-control': 'no-transform', 'x-amz-request-id': requestId, ...headers },
-    body: bytes ?? xml,
+    body: xml,
   };
 }
 
@@ -37,7 +37,7 @@ export function xmlPiecesResponse(pieces: readonly string[], requestId: string):
     body.set(chunk, at);
     at += chunk.byteLength;
   }
-  return xmlResponse(200, '', requestId, {}, body);
+  return xmlResponse(200, body, requestId);
 }
 
 export function s3Xml(root: string, body: XmlNode, requestId: string): ProxyResponse {
