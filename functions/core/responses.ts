@@ -1,4 +1,5 @@
 import { S3Error } from './errors';
+import { concat } from './streams';
 import type { HeaderMap, ProxyResponse } from './http';
 import { buildXml, type XmlNode } from './xml';
 
@@ -28,16 +29,7 @@ const ENCODER = new TextEncoder();
  * pipeline per response), more than its 290 KB of copying.
  */
 export function xmlPiecesResponse(pieces: readonly string[], requestId: string): ProxyResponse {
-  const chunks = pieces.map((piece) => ENCODER.encode(piece));
-  let length = 0;
-  for (const chunk of chunks) length += chunk.byteLength;
-  const body = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return xmlResponse(200, body, requestId);
+  return xmlResponse(200, concat(pieces.map((piece) => ENCODER.encode(piece))), requestId);
 }
 
 export function s3Xml(root: string, body: XmlNode, requestId: string): ProxyResponse {
