@@ -1,4 +1,5 @@
 import { S3Error } from '../../../functions/core/errors';
+import { thrownBy } from '../../support/thrown';
 import {
   authKind,
   parseAuthorizationHeader,
@@ -44,15 +45,7 @@ function presignedQuery(overrides: Record<string, string | undefined> = {}): str
     .join('&');
 }
 
-function errorOf(f: () => unknown): S3Error {
-  try {
-    f();
-  } catch (error) {
-    if (error instanceof S3Error) return error;
-    throw error;
-  }
-  throw new Error('expected an S3Error');
-}
+const errorOf = (f: () => unknown): S3Error => thrownBy(S3Error, f);
 
 describe('authKind', () => {
   it('tells header, presigned, anonymous and both apart', () => {
