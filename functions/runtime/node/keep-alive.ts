@@ -8,7 +8,8 @@ import type http from 'node:http';
  * signature fails ("Signed header keep-alive is not present"). Node adds `Keep-Alive` only when it writes
  * `Connection` itself, so the server states it first; a connection that must end (a drain, a client that
  * asked to close) still says `Connection: close`. Call it once the server's `checkContinue` and
- * `checkExpectation` listeners, if any, are added.
+ * `checkExpectation` listeners, if any, are added. For the local fronts' servers; the gateway's own states
+ * the value with its head (`connectionHeader`).
  */
 export function omitKeepAliveHeaders(server: http.Server): http.Server {
   const omit = (req: http.IncomingMessage, res: http.ServerResponse): void => {
