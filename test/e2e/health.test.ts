@@ -4,7 +4,8 @@ import { errorCode, rawRequest } from '../support/raw-request';
 
 /**
  * `/.health` on every runtime, as a load balancer's probe sees it: answered by the gateway itself, whatever
- * state its backends are in (here: nothing listens at the only backend's address).
+ * state its backends are in (here: nothing listens at the only backend's address). Each runtime is started
+ * from its TypeScript entry under tsx, as its npm script runs it; the other suites run the bundles.
  */
 const CONFIG = bucketToml(
   { name: 'b', backend_type: 's3', anonymous_access: true },
@@ -15,7 +16,7 @@ describe.each(RUNTIMES)('/.health (%s runtime)', (runtime) => {
   let gw: RunningGateway;
 
   beforeAll(async () => {
-    gw = await startGateway(runtime, { config: CONFIG });
+    gw = await startGateway(runtime, { config: CONFIG, bundle: false });
   }, 60_000);
 
   afterAll(() => gw?.stop());

@@ -17,7 +17,7 @@ function readProc(pid: number, file: 'cmdline' | 'environ'): string[] {
   return readFileSync(`/proc/${pid}/${file}`, 'utf8').split('\0');
 }
 
-async function handlerProcess(bundle: string | undefined): Promise<{ command: string[]; environment: string[] }> {
+async function handlerProcess(bundle: string | false): Promise<{ command: string[]; environment: string[] }> {
   const gateway = await startGateway('lambda', { config: CONFIG, env: ENV, bundle });
   try {
     expect((await fetch(`${gateway.endpoint}/.health`)).status).toBe(200);
@@ -32,7 +32,7 @@ async function handlerProcess(bundle: string | undefined): Promise<{ command: st
 
 describe('local Function URL: the handler is started through the exec wrapper', () => {
   it('GIVEN npm run start:lambda WHEN it serves THEN its handler runs in a node started with the V8 flags', async () => {
-    const { command, environment } = await handlerProcess(undefined);
+    const { command, environment } = await handlerProcess(false);
     expect(command).toEqual(expect.arrayContaining([...NODE_SERVER_FLAGS]));
     expect(environment.find((v) => v.startsWith('AWS_LAMBDA_EXEC_WRAPPER='))).toMatch(/\/functions\/runtime\/lambda\/exec-wrapper\.sh$/);
   }, 60_000);

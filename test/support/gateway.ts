@@ -206,10 +206,11 @@ export interface GatewayOptions {
    */
   readonly port?: number;
   /**
-   * Run this esbuild bundle of the runtime's entry (`npm run build`) with plain node instead of the
-   * TypeScript entry under tsx, as a deployment would: benchmarks measure that.
+   * Run this esbuild bundle of the runtime's entry (`npm run build`) with plain node, as a deployment would;
+   * `false`: the TypeScript entry under tsx, as the npm scripts (`npm run start:lambda`) run it. Absent: the
+   * run's shared bundles (`bundles-setup.ts`) where jest built them, else the TypeScript entry.
    */
-  readonly bundle?: string;
+  readonly bundle?: string | false;
   /**
    * Send the process's stdout (its access log) to this file instead of collecting it, as a deployment's log
    * file would take it: for benchmarks, where a pipe drained by this process would put the test runner's own
@@ -233,14 +234,30 @@ export function freePort(): Promise<number> {
 const ROOT = resolve(__dirname, '../..');
 const LOG_TAIL = 1 << 20;
 
+/** Where jest's global setup put the run's bundles (an environment variable, so the workers inherit it). */
+export const TEST_BUNDLES_ENV = 'GATEWAY_TEST_BUNDLES';
+
+/** The bundle of each runtime's entry that `buildBundles` writes; the edge runner bundles its worker itself. */
+const BUNDLE_FILE: Partial<Record<RuntimeName, string>> = { node: 'node-server.js', lambda: 'lambda-local.js', web: 'web-local.js' };
+
+function bundleFor(runtime: RuntimeName, option: string | false | undefined): string | undefined {
+  if (option !== undefined) return option === false ? undefined : option;
+  const dir = process.env[TEST_BUNDLES_ENV];
+  const file = BUNDLE_FILE[runtime];
+  return dir === undefined || file === undefined ? undefined : join(dir, file);
+}
+
+/** node's arguments for `runtime`: its bundle with plain node, or its TypeScript entry under tsx. */
+function entryArgs(runtime: RuntimeName, option: string | false | undefined): string[] {
+  const bundle = bundleFor(runtime, option);
+  return [...(runtime === 'node' ? NODE_SERVER_FLAGS : []), ...(bundle !== undefined ? ['--enable-source-maps', bundle] : ['--import', 'tsx', ENTRY[runtime]])];
+}
+
 export async function startGateway(runtime: RuntimeName, options: GatewayOptions): Promise<RunningGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-'));
   const configPath = join(dir, 'proxy.toml');
   writeFileSync(configPath, options.config);
-  const args = [
-    ...(runtime === 'node' ? NODE_SERVER_FLAGS : []),
-    ...(options.bundle ? ['--enable-source-maps', options.bundle] : ['--import', 'tsx', ENTRY[runtime]]),
-  ];
+  const args = entryArgs(runtime, options.bundle);
   const logFd = options.logFile === undefined ? undefined : openSync(options.logFile, 'a');
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -297,7 +314,7 @@ export function runGatewayExpectingFailure(runtime: RuntimeName, options: Gatewa
   const dir = mkdtempSync(join(tmpdir(), 'gateway-'));
   const configPath = join(dir, 'proxy.toml');
   writeFileSync(configPath, options.config);
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY[runtime]], {
+  const child = spawn(process.execPath, entryArgs(runtime, options.bundle), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...options.env, CONFIG_PATH: configPath, HOST: '127.0.0.1', PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
