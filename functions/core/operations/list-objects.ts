@@ -145,11 +145,14 @@ export async function listSegments(segments: readonly ListSegment[], params: Lis
         { version: 2, prefix: range.prefix, delimiter, maxKeys: maxKeys - count(), startAfter, continuationToken: token, fetchOwner: false },
         backendCall(ctx),
       );
-      // Whatever a backend answers outside the range (one that ignored the prefix) is never shown.
+      // Whatever a backend answers outside the range (one that ignored the prefix) is never shown. The
+      // store's entry is the page's own: copied only to move its key under a path-mapped base (a copy per
+      // entry was 1.6% of a 1,000-key page's CPU in a profile).
       for (const entry of page.contents) {
         if (!entry.key.startsWith(range.prefix)) continue;
-        contents.push({ ...entry, key: base + entry.key });
-        seen(base + entry.key);
+        const shown = base === '' ? entry : { ...entry, key: base + entry.key };
+        contents.push(shown);
+        seen(shown.key);
       }
       for (const p of page.commonPrefixes) if (p.startsWith(range.prefix)) emitPrefix(base + p);
       if (!page.isTruncated) break;
