@@ -3,6 +3,7 @@
  * measurement. Closed loop: `concurrency` workers each send a request as soon as the previous answered,
  * for `durationMs` (or `count` requests). Requests may be SigV4-signed per request.
  */
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 import { crc32 } from 'node:zlib';
 import { signRequest } from '../functions/core/sigv4';
@@ -132,6 +133,16 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   latencies.sort((a, b) => a - b);
   const pct = (p: number): number => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0;
   return { requests: latencies.length, errors, seconds, bytes, p50Ms: pct(0.5), p99Ms: pct(0.99), statuses };
+}
+
+/** Runs `spec` in a load generator process of its own, so the caller's work never competes with it. */
+export function loadgenProcess(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', __filename, JSON.stringify(spec)], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`loadgen failed: ${stderr || err.message}`));
+      else resolvePromise(JSON.parse(stdout) as LoadResult);
+    });
+  });
 }
 
 if (require.main === module) {

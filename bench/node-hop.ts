@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { freePort } from './nginx';
 import { spawnServer } from './session';
@@ -16,15 +16,19 @@ export interface NodeHop {
   stop(): Promise<void>;
 }
 
-export async function startNodeHop(dir: string, upstreams: readonly string[]): Promise<NodeHop> {
+/**
+ * Starts the hop for each upstream. `server`: another hop server taking the same `PORT UPSTREAM` arguments,
+ * then `args` (the prototype floors in bench/experiments/).
+ */
+export async function startNodeHop(dir: string, upstreams: readonly string[], server = resolve(__dirname, 'node-hop-server.ts'), args: readonly string[] = []): Promise<NodeHop> {
   // Run as plain JavaScript, as the gateway runs from its bundle: a TypeScript loader would sit in the path.
-  const script = join(dir, 'node-hop-server.js');
-  await build({ entryPoints: [resolve(__dirname, 'node-hop-server.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: script, logLevel: 'warning' });
+  const script = join(dir, basename(server).replace(/\.ts$/, '.js'));
+  await build({ entryPoints: [server], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: script, logLevel: 'warning' });
   const children: ChildProcess[] = [];
   const urls: string[] = [];
   for (const upstream of upstreams) {
     const port = await freePort();
-    children.push(spawnServer(process.execPath, [script, String(port), upstream], { stdio: ['ignore', 'ignore', 'inherit'] }));
+    children.push(spawnServer(process.execPath, [script, String(port), upstream, ...args], { stdio: ['ignore', 'ignore', 'inherit'] }));
     urls.push(`http://127.0.0.1:${port}`);
   }
   for (const url of urls) await waitFor(url);

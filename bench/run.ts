@@ -6,14 +6,13 @@
  * interleaved round by round so machine drift cancels; writes bench/results/latest.{md,json}. `--only` runs
  * the scenarios whose name contains the text, without the other measures, into bench/results/only.*.
  */
-import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { RUNTIMES, freePort, startGateway, type RunningGateway } from '../test/support/gateway';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../test/support/rgw';
-import type { LoadResult, LoadSpec } from './loadgen';
+import { loadgenProcess, type LoadResult, type LoadSpec } from './loadgen';
 import { startNginx, type Nginx } from './nginx';
 import { startNodeHop, type NodeHop } from './node-hop';
 import { sigv4Micro } from './sigv4';
@@ -50,14 +49,6 @@ interface Scenario {
   readonly key: string;
 }
 
-function loadgen(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolvePromise, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', resolve(__dirname, 'loadgen.ts'), JSON.stringify(spec)], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
-      if (err) reject(new Error(`loadgen failed: ${stderr || err.message}`));
-      else resolvePromise(JSON.parse(stdout) as LoadResult);
-    });
-  });
-}
 
 function gatewayConfig(nginx: Nginx, rgw: Rgw): string {
   return `
@@ -138,7 +129,7 @@ async function rssDuring(gw: RunningGateway, spec: LoadSpec): Promise<{ baseline
   const baseline = gw.rss();
   let peak = baseline;
   const sampler = setInterval(() => (peak = Math.max(peak, gw.rss())), 50);
-  const result = await loadgen(spec).finally(() => clearInterval(sampler));
+  const result = await loadgenProcess(spec).finally(() => clearInterval(sampler));
   return { baselineMiB: baseline / MiB, peakMiB: peak / MiB, growthMiB: (peak - baseline) / MiB, status: JSON.stringify(result.statuses) };
 }
 
@@ -215,7 +206,7 @@ async function main(): Promise<void> {
           const url = target.url(scenario.kind, scenario.key);
           const pid = target.pid?.(scenario.kind);
           const cpuBefore = pid === undefined ? 0 : cpuMsOf(pid);
-          samples.get(target.name)?.push(await loadgen({ ...scenario.spec(url), url, sign }));
+          samples.get(target.name)?.push(await loadgenProcess({ ...scenario.spec(url), url, sign }));
           if (pid !== undefined) cpuMs.set(target.name, (cpuMs.get(target.name) ?? 0) + cpuMsOf(pid) - cpuBefore);
         }
       }
