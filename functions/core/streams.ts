@@ -1,4 +1,5 @@
 /** Web-stream and byte helpers shared by the core and the runtimes. */
+import { decodeUtf8 } from './bytes';
 import { S3Error } from './errors';
 
 /**
@@ -80,5 +81,5 @@ export async function backendBytes(body: ReadableStream<Uint8Array> | null): Pro
 
 /** `backendBytes` as text. */
 export async function backendDocument(body: ReadableStream<Uint8Array> | null): Promise<string> {
-  return new TextDecoder().decode(await backendBytes(body));
+  return decodeUtf8(await backendBytes(body));
 }

@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import { hmac, importHmacKey, sha256Hex, timingSafeEqual, toHex, uriEncode } from '../../functions/core/bytes';
+import { decodeUtf8, hmac, importHmacKey, isAscii, sha256Hex, timingSafeEqual, toHex, uriEncode, Utf8ChunkDecoder, utf8Pieces } from '../../functions/core/bytes';
 
 describe('uriEncode (RFC 3986, as SigV4 requires)', () => {
   it('keeps the unreserved characters and returns the same string when nothing needs encoding', () => {
@@ -71,5 +71,84 @@ describe('timingSafeEqual', () => {
     expect(timingSafeEqual('abc', 'abd')).toBe(false);
     expect(timingSafeEqual('abc', 'ab')).toBe(false);
     expect(timingSafeEqual('xbc', 'abc')).toBe(false);
+  });
+});
+
+describe('isAscii', () => {
+  it('looks at every byte, wherever the view starts and ends in its buffer', () => {
+    const buffer = new Uint8Array(64).fill(0x61);
+    for (let start = 0; start < 5; start++) {
+      for (let end = 59; end < 64; end++) {
+        const view = buffer.subarray(start, end);
+        expect(isAscii(view)).toBe(true);
+        for (const at of [0, view.length >> 1, view.length - 1]) {
+          view[at] = 0x80;
+          expect(isAscii(view)).toBe(false);
+          view[at] = 0x61;
+        }
+      }
+    }
+    expect(isAscii(new Uint8Array(0))).toBe(true);
+  });
+});
+
+describe('Utf8ChunkDecoder: chunks decoded as TextDecoder with { stream: true } does', () => {
+  const bytes = new TextEncoder().encode('<Key>caf\u00e9 \u{1F600} a%2Fb</Key>'.repeat(3) + 'ascii tail');
+
+  it.each([1, 2, 3, 7, 64])('GIVEN UTF-8 cut into %i-byte chunks, across characters THEN the text is the same', (size) => {
+    const decoder = new Utf8ChunkDecoder();
+    const reference = new TextDecoder();
+    let text = '';
+    let expected = '';
+    for (let at = 0; at < bytes.length; at += size) {
+      text += decoder.decode(bytes.subarray(at, at + size));
+      expected += reference.decode(bytes.subarray(at, at + size), { stream: true });
+    }
+    expect(text + decoder.end()).toBe(expected + reference.decode());
+    expect(text + decoder.end()).toContain('\u{1F600}');
+  });
+
+  it('GIVEN ASCII chunks, then others THEN each part reads as UTF-8', () => {
+    const decoder = new Utf8ChunkDecoder();
+    expect(decoder.decode(new TextEncoder().encode('plain '))).toBe('plain ');
+    expect(decoder.decode(new Uint8Array([0xc3]))).toBe('');
+    expect(decoder.decode(new Uint8Array([0xa9, 0x21]))).toBe('\u00e9!');
+    expect(decoder.end()).toBe('');
+  });
+
+  it('GIVEN a body that ends inside a character THEN the rest is U+FFFD, as TextDecoder gives', () => {
+    const decoder = new Utf8ChunkDecoder();
+    expect(decoder.decode(new Uint8Array([0x61, 0xe2, 0x82]))).toBe('a');
+    expect(decoder.end()).toBe('\ufffd');
+  });
+
+  it('GIVEN bytes that are not UTF-8 THEN they read as U+FFFD, never as latin1', () => {
+    const decoder = new Utf8ChunkDecoder();
+    expect(decoder.decode(new Uint8Array([0x41, 0xe9, 0x42])) + decoder.end()).toBe('A\ufffdB');
+  });
+});
+
+describe('utf8Pieces: the pieces\' UTF-8 in one array', () => {
+  const utf8 = (text: string): number[] => [...new TextEncoder().encode(text)];
+
+  it.each([
+    ['ASCII only', ['<a>', 'b', '</a>']],
+    ['a two-byte character in the first piece', ['caf\u00e9', ' au lait', '!']],
+    ['characters of every width in the last piece', ['ascii ', 'then \u00e9\u20ac\u{1F600}']],
+    ['a lone surrogate (written as U+FFFD)', ['x\ud800', 'y']],
+    ['empty pieces', ['', 'a', '']],
+    ['no pieces', []],
+  ])('GIVEN %s THEN the bytes are those of the joined text', (_, pieces) => {
+    expect([...utf8Pieces(pieces)]).toEqual(utf8(pieces.join('')));
+  });
+});
+
+describe('decodeUtf8', () => {
+  it.each([
+    ['ASCII', [0x3c, 0x61, 0x3e], '<a>'],
+    ['UTF-8', [0x63, 0x61, 0x66, 0xc3, 0xa9], 'caf\u00e9'],
+    ['bytes that are not UTF-8', [0x41, 0xe9, 0x42], 'A\ufffdB'],
+  ])('GIVEN %s THEN it reads as TextDecoder does', (_, bytes, text) => {
+    expect(decodeUtf8(new Uint8Array(bytes))).toBe(text);
   });
 });

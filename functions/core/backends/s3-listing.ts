@@ -10,6 +10,7 @@
  * never decides a hostile document, it only recognises the common one. Both give the same page for any
  * document the scanner accepts (a spec compares them).
  */
+import { Utf8ChunkDecoder } from '../bytes';
 import { S3Error } from '../errors';
 import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
 import { ListingScanner, type RawListing } from './listing-scanner';
@@ -28,7 +29,7 @@ export async function readS3ListingBody(body: ReadableStream<Uint8Array> | null,
     texts.push(text);
     scanner.feed(text);
   };
-  const decoder = new TextDecoder();
+  const decoder = new Utf8ChunkDecoder();
   if (body !== null) {
     const reader = body.getReader();
     let size = 0;
@@ -40,10 +41,10 @@ export async function readS3ListingBody(body: ReadableStream<Uint8Array> | null,
         await reader.cancel().catch(() => undefined);
         throw new S3Error('BadGateway', 'The backend answered with a document larger than 32 MiB');
       }
-      take(decoder.decode(value, { stream: true }));
+      take(decoder.decode(value));
     }
   }
-  take(decoder.decode());
+  take(decoder.end());
   const raw = scanner.end();
   return raw !== undefined ? toPage(raw, backendPrefix) : parseS3Listing(texts.join(''), backendPrefix);
 }
