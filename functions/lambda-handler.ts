@@ -7,6 +7,7 @@
 import { ConfigError } from './core/config/parse';
 import { EmfMetrics } from './runtime/lambda/emf';
 import { resolveEnvironment, ssmParameterReader } from './runtime/lambda/environment';
+import { ssmEndpoint } from './runtime/lambda/ssm';
 import { streamingHandler } from './runtime/lambda/streaming';
 import { nodeBackend } from './runtime/node/backend';
 import { nodeCrc32 } from './runtime/node/checksums';
@@ -32,8 +33,8 @@ export const coldStart = lazyGateway(build, (err) =>
 async function build(): Promise<NodeGateway> {
   const env = processEnvironment();
   const settings = readLambdaSettings(env);
-  const config = loadConfig(settings.configPath, await resolveEnvironment(env, settings.parameters, ssmParameterReader()));
   const backend = nodeBackend({ idleTimeoutMs: settings.idleTimeoutMs });
+  const config = loadConfig(settings.configPath, await resolveEnvironment(env, settings.parameters, ssmParameterReader(backend.client, () => ssmEndpoint(env))));
   // The stack always provisions SESSION_TOKEN_KEY; without it (a hand-made deployment, the local front) each
   // execution environment seals with its own key and says so, exactly as the Node server does per process.
   const gateway = newGateway(config, { client: backend.client, log: logEvent, crc32: nodeCrc32(), metrics }, (line) => console.error(line));

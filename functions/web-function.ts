@@ -7,13 +7,14 @@
  * parameter name, read once at start from PARAMETER_REGION: a multi-Region endpoint runs in Regions whose
  * SSM does not hold the parameters).
  */
-import { SSMClient } from '@aws-sdk/client-ssm';
 import { join } from 'node:path';
 import { ConfigError } from './core/config/parse';
 import { EmfMetrics } from './runtime/lambda/emf';
 import { serveGateway, type RunningServer } from './runtime/node/serve';
 import { resolveEnvironment, ssmParameterReader } from './runtime/lambda/environment';
 import { WEB_FUNCTION_HEADERS } from './runtime/lambda/platform-headers';
+import { ssmEndpoint } from './runtime/lambda/ssm';
+import { nodeBackend } from './runtime/node/backend';
 import { describeError } from './runtime/shared/access-log';
 import { processEnvironment, readWebFunctionSettings } from './runtime/shared/settings';
 
@@ -26,7 +27,7 @@ const SHUTDOWN_GRACE_MS = 900;
 /** Reads the parameters, then listens. Lambda requires the listen within 10 s of the start (init). */
 async function start(env = processEnvironment()): Promise<RunningServer> {
   const { listen, parameters, parameterRegion } = readWebFunctionSettings(env);
-  const resolved = await resolveEnvironment(env, parameters, ssmParameterReader(() => new SSMClient({ region: parameterRegion })));
+  const resolved = await resolveEnvironment(env, parameters, ssmParameterReader(nodeBackend().client, () => ssmEndpoint(env, parameterRegion)));
   // CloudWatch metrics as EMF fields in each access-log line; METRICS_PORT (Prometheus) is the container's.
   return serveGateway({ ...resolved, METRICS_PORT: undefined, CONFIG_PATH: resolved.CONFIG_PATH || join(__dirname, 'proxy.toml'), HOST: listen.host, PORT: String(listen.port) }, new EmfMetrics(), WEB_FUNCTION_HEADERS);
 }

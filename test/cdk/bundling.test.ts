@@ -34,7 +34,9 @@ test('GIVEN bundling WHEN the stack is synthesized THEN each function asset hold
     expect(statSync(wrapper).mode & 0o111).toBe(0o111);
     const bundle = readFileSync(join(gateway, 'index.js'), 'utf8');
     expect(existsSync(join(gateway, 'index.js.map'))).toBe(true);
-    expect(bundle).toContain('GetParameterCommand');
+    // The SSM call is the function's own (ADR 0014): no SSM client is bundled, and nothing of the SDK is required.
+    expect(bundle).toContain('AmazonSSM.GetParameter');
+    expect(bundle).not.toContain('GetParameterCommand');
     // Only the SDK's optional CRT signer stays an (unused, guarded) require.
     expect(bundle).not.toMatch(/require\("@aws-sdk\/(client|core|credential)/);
     // Minified: thousands of characters per line (readable code has tens; license comments add a few lines).

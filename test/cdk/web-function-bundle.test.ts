@@ -28,7 +28,9 @@ test('GIVEN bundling WHEN the web-function stack is synthesized THEN its asset h
     expect(readFileSync(join(dir, 'proxy.toml'), 'utf8')).toBe(readFileSync(configFile, 'utf8'));
     expect(existsSync(join(dir, 'index.js.map'))).toBe(true);
     const bundle = readFileSync(join(dir, 'index.js'), 'utf8');
-    expect(bundle).toContain('GetParameterCommand');
+    // The SSM call is the function's own (ADR 0014): no SSM client is bundled, and nothing of the SDK is required.
+    expect(bundle).toContain('AmazonSSM.GetParameter');
+    expect(bundle).not.toContain('GetParameterCommand');
     expect(bundle).not.toMatch(/require\("@aws-sdk\/(client|core|credential)/);
     expect(bundle.length / bundle.split('\n').length).toBeGreaterThan(1000);
 

@@ -304,7 +304,7 @@ describe('Lambda cold start with secrets in SSM', () => {
       [OIDC]: { value: generateKeys().oidcProviderKey, type: 'SecureString', version: 1 },
       [SESSION]: { value: Buffer.alloc(32, 9).toString('base64'), type: 'SecureString', version: 1 },
       [ISSUER]: { value: 'https://abcdefgh.lambda-url.eu-west-1.on.aws', type: 'String', version: 1 },
-    });
+    }, { keys: { AKIDLOCALSSM: 'local' } });
   });
   afterEach(() => ssm.stop());
 

@@ -180,7 +180,7 @@ result = s3.get_object(Bucket='data', Key='regions/us-west-2.txt')['Body'].read(
         [OIDC]: { value: generateKeys().oidcProviderKey, type: 'SecureString', version: 1 },
         [SESSION]: { value: Buffer.alloc(32, 7).toString('base64'), type: 'SecureString', version: 1 },
         [ISSUER]: { value: 'https://abcdefgh.lambda-web.global.on.aws', type: 'String', version: 1 },
-      });
+      }, { keys: { AKIDLOCALSSM: 'local' } });
     });
     afterAll(() => ssm?.stop());
 

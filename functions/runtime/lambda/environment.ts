@@ -1,6 +1,7 @@
-import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import type { Environment } from '../../core/config/parse';
+import type { BackendClient } from '../../core/http';
 import type { LambdaSettings } from '../shared/settings';
+import { getParameter, type SsmEndpoint } from './ssm';
 
 /** Reads one parameter's (decrypted) value; rejects naming the parameter, never showing a value. */
 export type ParameterReader = (name: string) => Promise<string>;
@@ -26,17 +27,17 @@ export async function resolveEnvironment(env: Environment, parameters: LambdaSet
 }
 
 /**
- * A ParameterReader on SSM GetParameter with decryption. The client is created on first use, so a runtime
- * whose settings are all set directly (the local Function URL) never needs AWS credentials or a region.
+ * A ParameterReader on SSM GetParameter with decryption, sent on `client`. The endpoint is worked out on first
+ * use, so a runtime whose settings are all set directly (the local Function URL) never needs AWS credentials
+ * or a Region.
  */
-export function ssmParameterReader(createClient: () => SSMClient = () => new SSMClient({})): ParameterReader {
-  let client: SSMClient | undefined;
+export function ssmParameterReader(client: BackendClient, endpoint: () => SsmEndpoint): ParameterReader {
+  let ssm: SsmEndpoint | undefined;
   return async (name) => {
-    client ??= createClient();
-    let value: string | undefined;
+    let value: string;
     try {
-      const out = await client.send(new GetParameterCommand({ Name: name, WithDecryption: true }));
-      value = out.Parameter?.Value;
+      ssm ??= endpoint();
+      value = await getParameter(client, ssm, name);
     } catch (err) {
       throw new Error(`cannot read SSM parameter ${name}: ${err instanceof Error ? `${err.name}: ${err.message}` : String(err)}`, { cause: err });
     }
