@@ -31,7 +31,8 @@ function chunked(bytes: Uint8Array): ReadableStream<Uint8Array> {
   return new ReadableStream({
     pull(controller) {
       if (at >= bytes.length) return controller.close();
-      controller.enqueue(bytes.subarray(at, at + CHUNK));
+      // A copy per chunk, as a socket read hands each chunk in a fresh buffer of its own.
+      controller.enqueue(bytes.slice(at, at + CHUNK));
       at += CHUNK;
     },
   });
