@@ -82,6 +82,12 @@ describe('ssmParameterReader against an SSM endpoint', () => {
     expect(ssm.calls).toHaveLength(3);
   });
 
+  test('GIVEN a 200 answer without a parameter value WHEN read THEN it is asked again', async () => {
+    ssm.failNext(1, 200, 'NotAParameter');
+    expect(await ssmParameterReader(backend.client, endpoint)('/gw/session')).toBe(SESSION_KEY);
+    expect(ssm.calls).toHaveLength(2);
+  });
+
   test('GIVEN SSM throttling every attempt WHEN read THEN it gives up after three, naming the throttle', async () => {
     ssm.failNext(5, 400, 'ThrottlingException');
     await expect(ssmParameterReader(backend.client, endpoint)('/gw/session')).rejects.toThrow(/cannot read SSM parameter \/gw\/session: ThrottlingException/);
