@@ -50,15 +50,14 @@ const QUOT = '&quot;';
 
 /** Raw element text with its references decoded; undefined when it holds one parseXml refuses. */
 export function elementText(raw: string): string | undefined {
-  const amp = raw.indexOf('&');
-  if (amp < 0) return raw;
+  if (!raw.includes('&')) return raw;
   // Quoted ETags are the one reference nearly every entry carries: `&quot;…&quot;` with no other reference
   // inside is cut out, without a search and replace over the whole text.
-  if (amp === 0 && raw.startsWith(QUOT) && raw.indexOf('&', QUOT.length) === raw.length - QUOT.length && raw.endsWith(QUOT)) {
+  if (raw.startsWith(QUOT) && raw.indexOf('&', QUOT.length) === raw.length - QUOT.length && raw.endsWith(QUOT)) {
     return `"${raw.slice(QUOT.length, -QUOT.length)}"`;
   }
   // Each `&` starts its own reference, so replacing these first decodes the same as the general decoder does.
-  const quoted = raw.replaceAll('&quot;', '"');
+  const quoted = raw.replaceAll(QUOT, '"');
   if (!quoted.includes('&')) return quoted;
   try {
     return decodeEntities(quoted);

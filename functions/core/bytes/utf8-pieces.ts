@@ -42,7 +42,8 @@ export class Utf8ChunkDecoder {
 
 /** Text from UTF-8 bytes, as `new TextDecoder().decode` reads it (U+FFFD for what is not UTF-8). */
 export function decodeUtf8(bytes: Uint8Array): string {
-  return LATIN1 !== undefined && isAscii(bytes) ? LATIN1.decode(bytes) : new TextDecoder().decode(bytes);
+  const decoder = new Utf8ChunkDecoder();
+  return decoder.decode(bytes) + decoder.end();
 }
 
 /** Whether every byte is below 0x80, read four at a time where the bytes are aligned for it. */
