@@ -1,15 +1,22 @@
 /**
- * The CPU of a listing page inside the gateway's core, without sockets: an RGW-shaped 1,000-key page read
- * from 64 KiB chunks (readS3ListingBody), then written for the client and turned into bytes (renderListing).
- * The bench's ListObjects rows measure the whole exchange on a noisy machine; this isolates the part the
- * gateway's own code decides, so a change to the reader or the writer shows in microseconds.
+ * The CPU of a listing page inside the gateway's core, without sockets: a 1,000-key page read from 64 KiB
+ * chunks, then written for the client and turned into bytes (renderListing). The bench's ListObjects rows
+ * measure the whole exchange on a noisy machine; this isolates the part the gateway's own code decides, so a
+ * change to the reader or the writer shows in microseconds.
  *
- *   npx tsx bench/experiments/listing-cpu.ts [rounds]
+ *   npx tsx bench/experiments/listing-cpu.ts [rounds] [s3|azure|azure-parser]
+ *
+ * `s3`: an RGW-shaped page through readS3ListingBody. `azure`: a List Blobs page in the form Azure writes it
+ * through readBlobListBody; `azure-parser` reads the same page the way the gateway did before its scanner (the
+ * whole document, then the general parser), for an A/B in one process.
  */
+import { parseBlobList, readBlobListBody } from '../../functions/core/backends/azure/listing';
+import { toListPage, type BackendListPage } from '../../functions/core/backends/listing';
 import { readS3ListingBody } from '../../functions/core/backends/s3-listing';
-import type { ListParams } from '../../functions/core/backends/store';
+import type { ListPage, ListParams } from '../../functions/core/backends/store';
 import type { RequestContext } from '../../functions/core/context';
 import { renderListing } from '../../functions/core/operations/list-xml';
+import { backendDocument } from '../../functions/core/streams';
 
 const KEYS = 1000;
 const CHUNK = 64 * 1024;
@@ -24,6 +31,23 @@ function rgwPage(): Uint8Array {
       '<StorageClass>STANDARD</StorageClass><Type>Normal</Type></Contents>';
   }
   return new TextEncoder().encode(xml + '</ListBucketResult>');
+}
+
+/**
+ * A page as Azure writes it (its documentation's form, API version 2021-12-02): every property of every blob,
+ * empty ones self-closed, Last-Modified a second apart.
+ */
+function azurePage(): Uint8Array {
+  let xml = '<?xml version="1.0" encoding="utf-8"?><EnumerationResults ServiceEndpoint="https://bench.blob.core.windows.net/" ContainerName="bench"><Prefix>tenant/list/</Prefix><MaxResults>1000</MaxResults><Blobs>';
+  for (let i = 0; i < KEYS; i++) {
+    const time = `Fri, 27 Nov 2026 1${Math.floor(i / 3600)}:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${String(i % 60).padStart(2, '0')} GMT`;
+    xml +=
+      `<Blob><Name>tenant/list/k-${String(i).padStart(4, '0')}</Name><Properties><Creation-Time>${time}</Creation-Time><Last-Modified>${time}</Last-Modified>` +
+      `<Etag>0x8DD0F1A2B3C${String(i).padStart(4, '0')}</Etag><Content-Length>1</Content-Length><Content-Type>application/octet-stream</Content-Type><Content-Encoding /><Content-Language /><Content-CRC64 />` +
+      '<Content-MD5>xMpCOKC5I4INzFCab3WEmw==</Content-MD5><Cache-Control /><Content-Disposition /><BlobType>BlockBlob</BlobType><AccessTier>Hot</AccessTier><AccessTierInferred>true</AccessTierInferred>' +
+      '<LeaseStatus>unlocked</LeaseStatus><LeaseState>available</LeaseState><ServerEncrypted>true</ServerEncrypted></Properties><OrMetadata /></Blob>';
+  }
+  return new TextEncoder().encode(xml + '</Blobs><NextMarker /></EnumerationResults>');
 }
 
 function chunked(bytes: Uint8Array): ReadableStream<Uint8Array> {
@@ -41,8 +65,18 @@ function chunked(bytes: Uint8Array): ReadableStream<Uint8Array> {
 const PARAMS: ListParams = { prefix: 'list/', maxKeys: 1000, fetchOwner: false } as ListParams;
 const CTX = { requestId: 'REQ', query: { get: (name: string) => (name === 'encoding-type' ? 'url' : undefined) } } as unknown as RequestContext;
 
-async function onePage(bytes: Uint8Array): Promise<number> {
-  const page = await readS3ListingBody(chunked(bytes), 'tenant/');
+type Store = 's3' | 'azure' | 'azure-parser';
+
+/** The page as the store's reader gives it to the listing (an Azure page through the same merge the store does). */
+async function readPage(store: Store, bytes: Uint8Array): Promise<ListPage | undefined> {
+  if (store === 's3') return readS3ListingBody(chunked(bytes), 'tenant/');
+  const page: BackendListPage | undefined =
+    store === 'azure' ? await readBlobListBody(chunked(bytes), 'tenant/') : parseBlobList(await backendDocument(chunked(bytes)), 'tenant/');
+  return page === undefined ? undefined : toListPage(PARAMS, page.items, undefined);
+}
+
+async function onePage(store: Store, bytes: Uint8Array): Promise<number> {
+  const page = await readPage(store, bytes);
   if (page === undefined || page.contents.length !== KEYS) throw new Error('the page was not read');
   const body = renderListing(CTX, 'bench', 2, PARAMS, page).body;
   return body instanceof Uint8Array ? body.byteLength : String(body).length;
@@ -50,18 +84,20 @@ async function onePage(bytes: Uint8Array): Promise<number> {
 
 async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 5);
-  const bytes = rgwPage();
-  for (let i = 0; i < 200; i++) await onePage(bytes);
+  const store = (process.argv[3] ?? 's3') as Store;
+  if (!['s3', 'azure', 'azure-parser'].includes(store)) throw new Error(`unknown store ${store}: s3, azure or azure-parser`);
+  const bytes = store === 's3' ? rgwPage() : azurePage();
+  for (let i = 0; i < 200; i++) await onePage(store, bytes);
   const perPage: number[] = [];
   for (let r = 0; r < rounds; r++) {
     const pages = 300;
     const start = process.cpuUsage();
-    for (let i = 0; i < pages; i++) await onePage(bytes);
+    for (let i = 0; i < pages; i++) await onePage(store, bytes);
     const used = process.cpuUsage(start);
     perPage.push((used.user + used.system) / pages);
   }
   perPage.sort((a, b) => a - b);
-  console.log(`${(bytes.length / 1024).toFixed(0)} KiB page, ${KEYS} keys: CPU per page (µs), rounds sorted: ${perPage.map((v) => v.toFixed(0)).join(' ')}; median ${perPage[perPage.length >> 1].toFixed(0)}`);
+  console.log(`${store}: ${(bytes.length / 1024).toFixed(0)} KiB page, ${KEYS} keys: CPU per page (µs), rounds sorted: ${perPage.map((v) => v.toFixed(0)).join(' ')}; median ${perPage[perPage.length >> 1].toFixed(0)}`);
 }
 
 void main();

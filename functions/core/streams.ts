@@ -1,5 +1,5 @@
 /** Web-stream and byte helpers shared by the core and the runtimes. */
-import { decodeUtf8 } from './bytes';
+import { decodeUtf8, Utf8ChunkDecoder } from './bytes';
 import { S3Error } from './errors';
 
 /**
@@ -77,6 +77,32 @@ export async function backendBytes(body: ReadableStream<Uint8Array> | null): Pro
   const bytes = await readBounded(body, MAX_BACKEND_DOCUMENT_BYTES);
   if (bytes === undefined) throw new S3Error('BadGateway', 'The backend answered with a document larger than 32 MiB');
   return bytes;
+}
+
+/**
+ * A backend's document as text, handed to `take` piece by piece as it arrives, bounded as backendBytes is:
+ * the listing readers scan it this way and never make one string of a whole page.
+ */
+export async function backendTextPieces(body: ReadableStream<Uint8Array> | null, take: (text: string) => void): Promise<void> {
+  const decoder = new Utf8ChunkDecoder();
+  const give = (text: string): void => {
+    if (text !== '') take(text);
+  };
+  if (body !== null) {
+    const reader = body.getReader();
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_BACKEND_DOCUMENT_BYTES) {
+        await reader.cancel().catch(() => undefined);
+        throw new S3Error('BadGateway', 'The backend answered with a document larger than 32 MiB');
+      }
+      give(decoder.decode(value));
+    }
+  }
+  give(decoder.end());
 }
 
 /** `backendBytes` as text. */

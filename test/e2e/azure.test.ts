@@ -2,6 +2,7 @@ import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCom
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { UNRECOGNISED, parseBlobList, scanBlobList } from '../../functions/core/backends/azure/listing';
 import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type Azurite } from '../support/azurite';
 import { awsCli, jsClient } from '../support/clients';
 import { expectedCliCopy, TRANSPORT_RUNTIMES } from '../support/gateway';
@@ -84,6 +85,15 @@ describe.each(TRANSPORT_RUNTIMES)('an Azure Blob backend through the gateway (%s
       const direct = await azurite.request('HEAD', '/data/js/lang.txt');
       expect(direct.headers.get('x-ms-blob-type')).toBe('BlockBlob');
       expect(direct.headers.get('x-ms-meta-original_name')).toBe('Doc One');
+    });
+
+    it('reads Azurite\'s listing pages, special names included, with the scanner (not the general parser)', async () => {
+      for (const query of ['restype=container&comp=list&prefix=&maxresults=5000', 'restype=container&comp=list&prefix=&maxresults=5000&delimiter=%2F']) {
+        const page = await (await azurite.request('GET', '/data', { query })).text();
+        const scanned = scanBlobList(page, '');
+        expect(scanned).not.toBe(UNRECOGNISED);
+        expect(scanned).toEqual(parseBlobList(page, ''));
+      }
     });
 
     it('reads metadata set natively in Azure with "_" as "-"', async () => {

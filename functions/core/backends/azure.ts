@@ -3,12 +3,13 @@ import { backendDocument } from '../streams';
 import { S3Error, notImplemented } from '../errors';
 import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
-import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
 import { fromBase64 } from '../bytes';
+import { storageClassOf } from './azure/access-tier';
 import { azureError } from './azure/errors';
+import { readBlobListBody } from './azure/listing';
 import { SAS_RESPONSE_OVERRIDES, blobSasQuery, type BlobSas } from './azure/sas';
 import { sharedKeyAuthorization } from './azure/shared-key';
-import { collectPage, isoDate, quoteEtag, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from './listing';
+import { collectPage, startPosition, toListPage, type BackendListPage } from './listing';
 import type { BackendCall, ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
 import { deleted, s3ErrorResponse, s3ResponseHeaders, userMetadata } from './translate';
 
@@ -150,55 +151,16 @@ export class AzureStore implements ObjectStore {
       if (marker) query.push(['marker', marker]);
       const url = `${this.containerUrl()}?${query.map(([n, v]) => `${n}=${encodeKey(v, false)}`).join('&')}`;
       const response = await this.send('GET', url, call);
-      const text = await backendDocument(response.body);
-      if (response.status !== 200) throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
-      const doc = childOf(parseXml(text), 'EnumerationResults');
-      if (doc === undefined) throw new S3Error('BadGateway', 'The Azure backend answered the listing with an unreadable document');
-      return readBlobList(doc, prefix);
+      if (response.status !== 200) {
+        await backendDocument(response.body);
+        throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
+      }
+      const page = await readBlobListBody(response.body, prefix);
+      if (page === undefined) throw new S3Error('BadGateway', 'The Azure backend answered the listing with an unreadable document');
+      return page;
     };
     const { items, resume } = await collectPage(fetchPage, startPosition(params), params.maxKeys, MAX_RESULTS);
     return toListPage(params, items, resume);
-  }
-}
-
-/** One List Blobs page: blobs and blob prefixes merged in name order, the backend prefix stripped. */
-function readBlobList(doc: ParsedXml, backendPrefix: string): BackendListPage {
-  const blobs = childOf(doc, 'Blobs');
-  const items: ListItem[] = [];
-  for (const blob of listOf(blobs, 'Blob')) {
-    const name = textOf(childOf(blob, 'Name')) ?? '';
-    if (!name.startsWith(backendPrefix)) continue;
-    const props = childOf(blob, 'Properties');
-    const prop = (field: string): string => textOf(childOf(props, field)) ?? '';
-    const key = name.slice(backendPrefix.length);
-    items.push({
-      key,
-      entry: {
-        key,
-        lastModified: isoDate(prop('Last-Modified')),
-        etag: quoteEtag(prop('Etag')),
-        size: Number(prop('Content-Length') || 0),
-        storageClass: storageClassOf(prop('AccessTier')),
-      },
-    });
-  }
-  for (const p of listOf(blobs, 'BlobPrefix')) {
-    const name = textOf(childOf(p, 'Name')) ?? '';
-    if (name.startsWith(backendPrefix)) items.push({ key: name.slice(backendPrefix.length) });
-  }
-  return { items: sortItems(items), next: textOf(childOf(doc, 'NextMarker')) || undefined };
-}
-
-/** Azure access tiers as the S3 storage classes that behave alike (Archive must be rehydrated like Glacier). */
-function storageClassOf(tier: string | null | undefined): string {
-  switch (tier?.toLowerCase()) {
-    case 'cool':
-    case 'cold':
-      return 'STANDARD_IA';
-    case 'archive':
-      return 'GLACIER';
-    default:
-      return 'STANDARD';
   }
 }
 

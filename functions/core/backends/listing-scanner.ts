@@ -42,9 +42,9 @@ const MAX_ENTRY_DEPTH = 2;
 const MAX_PROLOG_CHARS = 4096;
 
 /** The outcome of one step: done with it, wait for more text, or give up. */
-const MORE = 0;
-const FAILED = 1;
-type Step = boolean | typeof MORE | typeof FAILED;
+export const MORE = 0;
+export const FAILED = 1;
+export type Step = boolean | typeof MORE | typeof FAILED;
 
 export class ListingScanner {
   readonly listing: RawListing = { contents: [], prefixes: [], isTruncated: undefined };
@@ -69,7 +69,7 @@ export class ListingScanner {
   private advance(final: boolean): void {
     const at = new Cursor(this.pending);
     if (this.phase === 'prolog') {
-      const step = prolog(at, final);
+      const step = prolog(at, final, ROOT);
       if (step === MORE) return;
       this.phase = step === true ? 'elements' : 'failed';
     }
@@ -133,10 +133,10 @@ export class ListingScanner {
   }
 }
 
-/** The declaration and the root's start tag, once both have arrived. */
-function prolog(at: Cursor, final: boolean): Step {
+/** The declaration and the start tag of the root named `name`, once both have arrived. */
+export function prolog(at: Cursor, final: boolean, name: string): Step {
   const xml = at.xml;
-  const root = xml.indexOf(`<${ROOT}`);
+  const root = xml.indexOf(`<${name}`);
   if (root < 0 || xml.indexOf('>', root) < 0) return final || xml.length > MAX_PROLOG_CHARS ? FAILED : MORE;
   at.skipSpace();
   if (xml.startsWith('<?xml', at.i)) {
@@ -147,7 +147,7 @@ function prolog(at: Cursor, final: boolean): Step {
   }
   if (at.i !== root) return FAILED;
   const rootEnd = xml.indexOf('>', root);
-  const afterName = xml.charCodeAt(root + ROOT.length + 1);
+  const afterName = xml.charCodeAt(root + name.length + 1);
   if ((afterName !== 62 && afterName !== 32) || /["'<]/.test(xml.slice(root + 1, rootEnd).replace(/="[^"<>]*"/g, ''))) return FAILED;
   if (xml.charCodeAt(rootEnd - 1) === 47 /* a self-closing root */) return FAILED;
   at.i = rootEnd + 1;
@@ -195,7 +195,7 @@ function fieldAt<K extends string>(xml: string, start: number, length: number, f
 }
 
 /** A cursor over the text: each read moves past what it recognised, or reports that it did not. */
-class Cursor {
+export class Cursor {
   i = 0;
   constructor(readonly xml: string) {}
 

@@ -10,41 +10,20 @@
  * never decides a hostile document, it only recognises the common one. Both give the same page for any
  * document the scanner accepts (a spec compares them).
  */
-import { Utf8ChunkDecoder } from '../bytes';
-import { S3Error } from '../errors';
+import { backendTextPieces } from '../streams';
 import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
 import { ListingScanner, type RawListing } from './listing-scanner';
 import type { ListEntry, ListPage } from './store';
-
-/** Far above any listing page a store sends (1,000 keys of 1 KiB each is ~1.5 MB). */
-const MAX_LISTING_BYTES = 32 * 1024 * 1024;
 
 /** The page in a listing's body as it arrives, or undefined when it is no readable ListBucketResult. */
 export async function readS3ListingBody(body: ReadableStream<Uint8Array> | null, backendPrefix: string): Promise<ListPage | undefined> {
   const scanner = new ListingScanner();
   // Kept for the general parser, should the scanner give up: the same text, in the pieces it came in.
   const texts: string[] = [];
-  const take = (text: string): void => {
-    if (text === '') return;
+  await backendTextPieces(body, (text) => {
     texts.push(text);
     scanner.feed(text);
-  };
-  const decoder = new Utf8ChunkDecoder();
-  if (body !== null) {
-    const reader = body.getReader();
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_LISTING_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        throw new S3Error('BadGateway', 'The backend answered with a document larger than 32 MiB');
-      }
-      take(decoder.decode(value));
-    }
-  }
-  take(decoder.end());
+  });
   const raw = scanner.end();
   return raw !== undefined ? toPage(raw, backendPrefix) : parseS3Listing(texts.join(''), backendPrefix);
 }

@@ -1,0 +1,252 @@
+/**
+ * One Azure List Blobs page (EnumerationResults) as one backend page of a listing: blobs and blob prefixes
+ * merged in name order, the backend prefix stripped, entries outside it dropped.
+ *
+ * As for S3 listings (s3-listing.ts), the page is first read by a scanner as the body arrives. It knows the
+ * form Azure and Azurite write (no whitespace inside an entry, a blob's properties as leaf elements) and
+ * gives up on anything else, when the hardened general parser reads the whole document: the scanner never
+ * decides a hostile document, and whatever it accepts it reads as the parser does (a spec compares them).
+ * A 1,000-blob page carries every property of every blob, ~650 KiB, which the general parser's tree took
+ * ~8 ms of CPU to read.
+ */
+import { backendTextPieces } from '../../streams';
+import { childOf, decodeEntities, listOf, parseXml, textOf, type ParsedXml } from '../../xml';
+import { elementText } from '../listing-compact';
+import { Cursor, FAILED, MORE, prolog, type Step } from '../listing-scanner';
+import { isoDate, quoteEtag, sortItems, type BackendListPage, type ListItem } from '../listing';
+import { storageClassOf } from './access-tier';
+
+/** A blob's fields the gateway uses, as written (entities decoded); '' when absent or empty. */
+export interface RawBlob {
+  readonly name: string;
+  readonly lastModified: string;
+  readonly etag: string;
+  readonly contentLength: string;
+  readonly accessTier: string;
+}
+
+export interface RawBlobList {
+  readonly blobs: RawBlob[];
+  readonly prefixes: string[];
+  /** The first NextMarker's text, as written. */
+  nextMarker: string | undefined;
+}
+
+/** What the scanner answers for a document outside the form it reads. */
+export const UNRECOGNISED = 'unrecognised';
+
+/** The page in a List Blobs body as it arrives, or undefined when it is no readable EnumerationResults. */
+export async function readBlobListBody(body: ReadableStream<Uint8Array> | null, backendPrefix: string): Promise<BackendListPage | undefined> {
+  const scanner = new BlobListScanner();
+  // Kept for the general parser, should the scanner give up.
+  const texts: string[] = [];
+  await backendTextPieces(body, (text) => {
+    texts.push(text);
+    scanner.feed(text);
+  });
+  const raw = scanner.end();
+  return raw !== undefined ? toBlobPage(raw, backendPrefix) : parseBlobList(texts.join(''), backendPrefix);
+}
+
+/** The scanner alone, fed `pieces` in turn: the page, or UNRECOGNISED when the general parser must decide. */
+export function scanBlobList(xml: string | readonly string[], backendPrefix: string): BackendListPage | typeof UNRECOGNISED {
+  const scanner = new BlobListScanner();
+  for (const piece of typeof xml === 'string' ? [xml] : xml) scanner.feed(piece);
+  const raw = scanner.end();
+  return raw === undefined ? UNRECOGNISED : toBlobPage(raw, backendPrefix);
+}
+
+/** The general parser's reading: what readBlobListBody answers for any document the scanner does not recognise. */
+export function parseBlobList(xml: string, backendPrefix: string): BackendListPage | undefined {
+  const doc = childOf(parseXml(xml), 'EnumerationResults');
+  return doc === undefined ? undefined : toBlobPage(fromTree(doc), backendPrefix);
+}
+
+function toBlobPage(raw: RawBlobList, backendPrefix: string): BackendListPage {
+  const items: ListItem[] = [];
+  for (const blob of raw.blobs) {
+    if (!blob.name.startsWith(backendPrefix)) continue;
+    const key = blob.name.slice(backendPrefix.length);
+    items.push({
+      key,
+      entry: {
+        key,
+        lastModified: isoDate(blob.lastModified),
+        etag: quoteEtag(blob.etag),
+        size: Number(blob.contentLength || 0),
+        storageClass: storageClassOf(blob.accessTier),
+      },
+    });
+  }
+  for (const name of raw.prefixes) if (name.startsWith(backendPrefix)) items.push({ key: name.slice(backendPrefix.length) });
+  return { items: sortItems(items), next: raw.nextMarker || undefined };
+}
+
+/** The general parser's tree, read the same way: the first of a repeated element counts, as textOf takes it. */
+function fromTree(doc: ParsedXml): RawBlobList {
+  const blobs = childOf(doc, 'Blobs');
+  const text = (node: ParsedXml | undefined, name: string): string => textOf(childOf(node, name)) ?? '';
+  return {
+    blobs: listOf(blobs, 'Blob').map((blob) => {
+      const props = childOf(blob, 'Properties');
+      return {
+        name: text(blob, 'Name'),
+        lastModified: text(props, 'Last-Modified'),
+        etag: text(props, 'Etag'),
+        contentLength: text(props, 'Content-Length'),
+        accessTier: text(props, 'AccessTier'),
+      };
+    }),
+    prefixes: listOf(blobs, 'BlobPrefix').map((p) => text(p, 'Name')),
+    nextMarker: textOf(childOf(doc, 'NextMarker')),
+  };
+}
+
+const ROOT = 'EnumerationResults';
+
+/**
+ * A blob as Azure writes it: its name, then its properties as leaf elements (empty ones self-closed, with or
+ * without a space), then Azure's empty `<OrMetadata />`. Names follow the parser's rules for an element name
+ * (a subset of them), and each end tag must name its start tag, as the parser checks.
+ */
+const BLOB = /<Blob><Name>([^<]*)<\/Name><Properties>((?:<([A-Za-z][\w-]*)(?:>[^<]*<\/\3>| ?\/>))*)<\/Properties>(?:<OrMetadata ?\/>)?<\/Blob>/y;
+const BLOB_PREFIX = /<BlobPrefix><Name>([^<]*)<\/Name><\/BlobPrefix>/y;
+/** An empty element below the root (`<Marker/>`, `<NextMarker />`). */
+const EMPTY = /<([A-Za-z]+) ?\/>/y;
+
+class BlobListScanner {
+  readonly list: RawBlobList = { blobs: [], prefixes: [], nextMarker: undefined };
+  private pending = '';
+  private phase: 'prolog' | 'root' | 'blobs' | 'done' | 'failed' = 'prolog';
+  private sawBlobs = false;
+
+  feed(text: string): void {
+    if (this.phase === 'failed') return;
+    this.pending = this.pending.length === 0 ? text : this.pending + text;
+    this.advance(false);
+  }
+
+  /** After the last piece: the list, or undefined when the document is not of the form it reads. */
+  end(): RawBlobList | undefined {
+    if (this.phase !== 'failed') this.advance(true);
+    return this.phase === 'done' ? this.list : undefined;
+  }
+
+  private advance(final: boolean): void {
+    const at = new Cursor(this.pending);
+    if (this.phase === 'prolog') {
+      const step = prolog(at, final, ROOT);
+      if (step === MORE) return;
+      this.phase = step === true ? 'root' : 'failed';
+    }
+    while (this.phase === 'root' || this.phase === 'blobs') {
+      at.skipSpace();
+      if (at.i >= at.xml.length) break;
+      if (at.xml.indexOf('>', at.i) < 0) {
+        if (final) this.phase = 'failed';
+        break;
+      }
+      const step = this.phase === 'root' ? this.rootChild(at, final) : this.blobsChild(at, final);
+      if (step === MORE) break;
+      if (step === FAILED) this.phase = 'failed';
+    }
+    if (this.phase === 'done' && !at.atEnd()) this.phase = 'failed';
+    if (final && this.phase !== 'done') this.phase = 'failed';
+    this.pending = this.phase === 'failed' ? '' : at.xml.slice(at.i);
+  }
+
+  /** One element below the root, or the root's end tag (a whole tag is there). */
+  private rootChild(at: Cursor, final: boolean): Step {
+    const xml = at.xml;
+    const start = at.i;
+    if (at.closeTag(ROOT)) {
+      this.phase = 'done';
+      return true;
+    }
+    const blobs = xml.startsWith('<Blobs>', start);
+    EMPTY.lastIndex = start;
+    const empty = blobs ? null : EMPTY.exec(xml);
+    const name = blobs ? 'Blobs' : empty !== null ? empty[1] : at.openTag();
+    if (name === undefined) return FAILED;
+    if (name === 'Blobs') {
+      if (this.sawBlobs) return FAILED;
+      this.sawBlobs = true;
+      if (blobs) this.phase = 'blobs';
+    }
+    if (empty !== null || blobs) {
+      at.i = blobs ? start + '<Blobs>'.length : EMPTY.lastIndex;
+      if (name === 'NextMarker') this.list.nextMarker ??= '';
+      return true;
+    }
+    if (xml.indexOf(`</${name}>`, at.i) < 0) {
+      at.i = start;
+      return final ? FAILED : MORE;
+    }
+    const value = at.text();
+    if (value === undefined || !at.closeTag(name)) return FAILED;
+    if (name === 'NextMarker') this.list.nextMarker ??= value;
+    return true;
+  }
+
+  /** A blob or a blob prefix inside Blobs, once all of it has arrived, or Blobs' end tag. */
+  private blobsChild(at: Cursor, final: boolean): Step {
+    const xml = at.xml;
+    const start = at.i;
+    if (xml.startsWith('</Blobs>', start)) {
+      at.i = start + '</Blobs>'.length;
+      this.phase = 'root';
+      return true;
+    }
+    const prefix = xml.startsWith('<BlobPrefix>', start);
+    if (!prefix && !xml.startsWith('<Blob>', start)) return FAILED;
+    const close = prefix ? '</BlobPrefix>' : '</Blob>';
+    const end = xml.indexOf(close, start);
+    if (end < 0) return final ? FAILED : MORE;
+    const form = prefix ? BLOB_PREFIX : BLOB;
+    form.lastIndex = start;
+    const m = form.exec(xml);
+    if (m === null || form.lastIndex !== end + close.length) return FAILED;
+    at.i = form.lastIndex;
+    const name = elementText(m[1]);
+    if (name === undefined) return FAILED;
+    if (prefix) {
+      this.list.prefixes.push(name);
+      return true;
+    }
+    const blob = readBlob(name, m[2]);
+    if (blob === undefined) return FAILED;
+    this.list.blobs.push(blob);
+    return true;
+  }
+}
+
+/** A blob's fields from its properties (leaf elements only); undefined when a text holds a reference the parser refuses. */
+function readBlob(name: string, props: string): RawBlob | undefined {
+  if (props.includes('&')) {
+    try {
+      decodeEntities(props);
+    } catch {
+      return undefined;
+    }
+  }
+  const lastModified = property(props, 'Last-Modified');
+  const etag = property(props, 'Etag');
+  const contentLength = property(props, 'Content-Length');
+  const accessTier = property(props, 'AccessTier');
+  if (lastModified === undefined || etag === undefined || contentLength === undefined || accessTier === undefined) return undefined;
+  return { name, lastModified, etag, contentLength, accessTier };
+}
+
+/** The text of the first property named `name` ('' when it is empty or absent). */
+function property(props: string, name: string): string | undefined {
+  const open = `<${name}`;
+  for (let i = props.indexOf(open); i >= 0; i = props.indexOf(open, i + open.length)) {
+    const after = props.charCodeAt(i + open.length);
+    if (after === 62 /* > */) {
+      const start = i + open.length + 1;
+      return elementText(props.slice(start, props.indexOf('<', start)));
+    }
+    if (after === 47 /* / */ || after === 32 /* space */) return '';
+  }
+  return '';
+}
