@@ -154,8 +154,16 @@ export function textFromBase64Url(token: string): string {
   return fromUtf8(bytes);
 }
 
+const MONTHS = 'JanFebMarAprMayJunJulAugSepOctNovDec';
+/** RFC 1123 as stores write it, with a day every month has: the rest goes through Date.parse. */
+const HTTP_DATE = /^[A-Z][a-z]{2}, (0[1-9]|1[0-9]|2[0-8]) ([A-Z][a-z]{2}) ([0-9]{4}) ([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]) GMT$/;
+
 /** `Last-Modified` (RFC 1123) as S3 listings write it: ISO 8601 with milliseconds. */
 export function isoDate(httpDate: string): string {
+  // Rearranged where it can be: V8's Date.parse of this form took a fifth of an Azure listing page's CPU.
+  const m = HTTP_DATE.exec(httpDate);
+  const month = m === null ? -1 : MONTHS.indexOf(m[2]);
+  if (m !== null && month % 3 === 0) return `${m[3]}-${String(month / 3 + 1).padStart(2, '0')}-${m[1]}T${m[4]}:${m[5]}:${m[6]}.000Z`;
   const ms = Date.parse(httpDate);
   return Number.isNaN(ms) ? httpDate : new Date(ms).toISOString();
 }

@@ -1,5 +1,5 @@
 import { fromAzureMetadataName, toAzureMetadataName } from '../../../functions/core/backends/azure';
-import { collectPage, decodeToken, startPosition, toListPage, type BackendListPage, type ListItem } from '../../../functions/core/backends/listing';
+import { collectPage, decodeToken, isoDate, startPosition, toListPage, type BackendListPage, type ListItem } from '../../../functions/core/backends/listing';
 import { compareKeys } from '../../../functions/core/keys';
 import type { ListParams } from '../../../functions/core/backends/store';
 import { S3Error } from '../../../functions/core/errors';
@@ -87,5 +87,27 @@ describe('Azure metadata names', () => {
 
   it.each(['1starts-with-digit', 'has.dot', 'ünïcode'])('refuses %s with InvalidArgument', (name) => {
     expect(() => toAzureMetadataName(name)).toThrow(expect.objectContaining({ code: 'InvalidArgument' }));
+  });
+});
+
+describe('isoDate: a store\'s Last-Modified as S3 listings write it', () => {
+  const parsed = (httpDate: string): string => new Date(Date.parse(httpDate)).toISOString();
+
+  it('GIVEN RFC 1123 dates across every month, day and hour THEN they read as Date.parse reads them', () => {
+    for (let t = Date.UTC(1999, 0, 1); t < Date.UTC(2031, 0, 1); t += 7_919_993_000) {
+      const httpDate = new Date(t).toUTCString();
+      expect(isoDate(httpDate)).toBe(parsed(httpDate));
+    }
+    expect(isoDate('Sat, 29 Feb 2028 23:59:59 GMT')).toBe('2028-02-29T23:59:59.000Z');
+    expect(isoDate('Sat, 28 Nov 2026 02:53:21 GMT')).toBe('2026-11-28T02:53:21.000Z');
+  });
+
+  it('GIVEN a day past the month\'s end or another form THEN Date.parse decides; what it cannot read stays as it was', () => {
+    for (const other of ['Tue, 31 Feb 2026 10:00:00 GMT', 'Fri, 27 Nov 2026 10:00:00 +0100', '2026-11-27T10:00:00Z', 'Fri, 27 Nov 2026 24:00:00 GMT']) {
+      const ms = Date.parse(other);
+      expect(isoDate(other)).toBe(Number.isNaN(ms) ? other : new Date(ms).toISOString());
+    }
+    expect(isoDate('yesterday')).toBe('yesterday');
+    expect(isoDate('Fri, 27 Foo 2026 10:00:00 GMT')).toBe('Fri, 27 Foo 2026 10:00:00 GMT');
   });
 });
