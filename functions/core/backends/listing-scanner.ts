@@ -8,9 +8,10 @@
  * decoding it in 64 KB pieces, and flattening the whole page cost as much again.
  *
  * The shape: an optional `<?xml …?>` declaration, `<ListBucketResult …>` (attributes allowed on the root
- * only, double-quoted, without `<` or `>` in them), then elements without attributes, whose text holds no
- * markup (no comment, CDATA or processing instruction) and only the references parseXml decodes. Entries may
- * hold one more level (Owner's ID). Anything else makes the scanner give up.
+ * only, quoted, without `<` or `>` in them), then elements without attributes, whose text holds no markup
+ * (no comment, CDATA or processing instruction) and only the references parseXml decodes; fields below the
+ * root may be empty elements. Entries may hold one more level (Owner's ID). Anything else makes the scanner
+ * give up.
  */
 import { decodeEntities } from '../xml';
 import { COMPACT_ENTRY, COMPACT_PREFIX, compactEntry, compactPrefix, elementText } from './listing-compact';
@@ -20,6 +21,8 @@ export interface RawListing {
   readonly contents: RawEntry[];
   readonly prefixes: (string | undefined)[];
   isTruncated: string | undefined;
+  /** Sent by GCS's XML API (and S3's V1 with a delimiter); the S3 store pages by its own markers. */
+  nextMarker: string | undefined;
 }
 
 export interface RawEntry {
@@ -41,13 +44,16 @@ const MAX_ENTRY_DEPTH = 2;
 /** A declaration and root start tag longer than this is not the shape backends send. */
 const MAX_PROLOG_CHARS = 4096;
 
+/** An empty element (`<Marker/>`, `<NextMarker />`), as Azure and GCS write empty fields below the root. */
+export const EMPTY_ELEMENT = /<([A-Za-z]+) ?\/>/y;
+
 /** The outcome of one step: done with it, wait for more text, or give up. */
 export const MORE = 0;
 export const FAILED = 1;
 export type Step = boolean | typeof MORE | typeof FAILED;
 
 export class ListingScanner {
-  readonly listing: RawListing = { contents: [], prefixes: [], isTruncated: undefined };
+  readonly listing: RawListing = { contents: [], prefixes: [], isTruncated: undefined, nextMarker: undefined };
   private pending = '';
   private phase: 'prolog' | 'elements' | 'done' | 'failed' = 'prolog';
 
@@ -109,13 +115,24 @@ export class ListingScanner {
         return true;
       }
     }
+    const listing = this.listing;
+    EMPTY_ELEMENT.lastIndex = start;
+    const empty = EMPTY_ELEMENT.exec(xml);
+    if (empty !== null) {
+      // `<Prefix/>`, as GCS writes an empty field; an entry without fields is left to the parser.
+      const name = empty[1];
+      if (name === 'Contents' || name === 'CommonPrefixes') return FAILED;
+      at.i = EMPTY_ELEMENT.lastIndex;
+      if (name === 'IsTruncated') listing.isTruncated ??= '';
+      else if (name === 'NextMarker') listing.nextMarker ??= '';
+      return true;
+    }
     const name = at.openTag();
     if (name === undefined) return FAILED;
     if (xml.indexOf(`</${name}>`, at.i) < 0) {
       at.i = start;
       return final ? FAILED : MORE;
     }
-    const listing = this.listing;
     if (name === 'Contents') {
       const entry: RawEntry = {};
       if (!children(at, start + 1, name.length, ENTRY_FIELDS, entry)) return FAILED;
@@ -127,7 +144,8 @@ export class ListingScanner {
     } else {
       const value = at.text();
       if (value === undefined || !at.closeTag(name)) return FAILED;
-      if (name === 'IsTruncated' && listing.isTruncated === undefined) listing.isTruncated = value;
+      if (name === 'IsTruncated') listing.isTruncated ??= value;
+      else if (name === 'NextMarker') listing.nextMarker ??= value;
     }
     return true;
   }
@@ -148,7 +166,7 @@ export function prolog(at: Cursor, final: boolean, name: string): Step {
   if (at.i !== root) return FAILED;
   const rootEnd = xml.indexOf('>', root);
   const afterName = xml.charCodeAt(root + name.length + 1);
-  if ((afterName !== 62 && afterName !== 32) || /["'<]/.test(xml.slice(root + 1, rootEnd).replace(/="[^"<>]*"/g, ''))) return FAILED;
+  if ((afterName !== 62 && afterName !== 32) || /["'<]/.test(xml.slice(root + 1, rootEnd).replace(/="[^"<>]*"|='[^'<>]*'/g, ''))) return FAILED;
   if (xml.charCodeAt(rootEnd - 1) === 47 /* a self-closing root */) return FAILED;
   at.i = rootEnd + 1;
   return true;

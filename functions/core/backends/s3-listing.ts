@@ -17,6 +17,15 @@ import type { ListEntry, ListPage } from './store';
 
 /** The page in a listing's body as it arrives, or undefined when it is no readable ListBucketResult. */
 export async function readS3ListingBody(body: ReadableStream<Uint8Array> | null, backendPrefix: string): Promise<ListPage | undefined> {
+  const raw = await readListBucketResultBody(body);
+  return raw === undefined ? undefined : toPage(raw, backendPrefix);
+}
+
+/**
+ * A ListBucketResult's fields as the backend wrote them, read from its body as it arrives (GCS's XML API
+ * answers in this shape too): undefined when it is no readable ListBucketResult.
+ */
+export async function readListBucketResultBody(body: ReadableStream<Uint8Array> | null): Promise<RawListing | undefined> {
   const scanner = new ListingScanner();
   // Kept for the general parser, should the scanner give up: the same text, in the pieces it came in.
   const texts: string[] = [];
@@ -24,8 +33,7 @@ export async function readS3ListingBody(body: ReadableStream<Uint8Array> | null,
     texts.push(text);
     scanner.feed(text);
   });
-  const raw = scanner.end();
-  return raw !== undefined ? toPage(raw, backendPrefix) : parseS3Listing(texts.join(''), backendPrefix);
+  return scanner.end() ?? parseListBucketResult(texts.join(''));
 }
 
 /** The page in `xml`, or undefined when it is no readable ListBucketResult. */
@@ -47,8 +55,14 @@ export function scanS3Listing(xml: string | readonly string[], backendPrefix: st
 
 /** The general parser's reading: what readS3Listing answers for any document the scanner does not recognise. */
 export function parseS3Listing(xml: string, backendPrefix: string): ListPage | undefined {
+  const raw = parseListBucketResult(xml);
+  return raw === undefined ? undefined : toPage(raw, backendPrefix);
+}
+
+/** The general parser's reading of a ListBucketResult's fields. */
+export function parseListBucketResult(xml: string): RawListing | undefined {
   const doc = childOf(parseXml(xml), 'ListBucketResult');
-  return doc === undefined ? undefined : toPage(fromTree(doc), backendPrefix);
+  return doc === undefined ? undefined : fromTree(doc);
 }
 
 /** A backend listing with keys URL-decoded and the backend prefix stripped. */
@@ -85,5 +99,6 @@ function fromTree(doc: ParsedXml): RawListing {
     })),
     prefixes: listOf(doc, 'CommonPrefixes').map((cp) => field(cp, 'Prefix')),
     isTruncated: field(doc, 'IsTruncated'),
+    nextMarker: field(doc, 'NextMarker'),
   };
 }

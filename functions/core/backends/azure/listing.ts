@@ -12,7 +12,7 @@
 import { backendTextPieces } from '../../streams';
 import { childOf, decodeEntities, listOf, parseXml, textOf, type ParsedXml } from '../../xml';
 import { elementText } from '../listing-compact';
-import { Cursor, FAILED, MORE, prolog, type Step } from '../listing-scanner';
+import { Cursor, EMPTY_ELEMENT, FAILED, MORE, prolog, type Step } from '../listing-scanner';
 import { isoDate, quoteEtag, sortItems, type BackendListPage, type ListItem } from '../listing';
 import { storageClassOf } from './access-tier';
 
@@ -111,8 +111,6 @@ const ROOT = 'EnumerationResults';
  */
 const BLOB = /<Blob><Name>([^<]*)<\/Name><Properties>((?:<([A-Za-z][\w-]*)(?:>[^<]*<\/\3>| ?\/>))*)<\/Properties>(?:<OrMetadata ?\/>)?<\/Blob>/y;
 const BLOB_PREFIX = /<BlobPrefix><Name>([^<]*)<\/Name><\/BlobPrefix>/y;
-/** An empty element below the root (`<Marker/>`, `<NextMarker />`). */
-const EMPTY = /<([A-Za-z]+) ?\/>/y;
 
 class BlobListScanner {
   readonly list: RawBlobList = { blobs: [], prefixes: [], nextMarker: undefined };
@@ -164,8 +162,8 @@ class BlobListScanner {
       return true;
     }
     const blobs = xml.startsWith('<Blobs>', start);
-    EMPTY.lastIndex = start;
-    const empty = blobs ? null : EMPTY.exec(xml);
+    EMPTY_ELEMENT.lastIndex = start;
+    const empty = blobs ? null : EMPTY_ELEMENT.exec(xml);
     const name = blobs ? 'Blobs' : empty !== null ? empty[1] : at.openTag();
     if (name === undefined) return FAILED;
     if (name === 'Blobs') {
@@ -174,7 +172,7 @@ class BlobListScanner {
       if (blobs) this.phase = 'blobs';
     }
     if (empty !== null || blobs) {
-      at.i = blobs ? start + '<Blobs>'.length : EMPTY.lastIndex;
+      at.i = blobs ? start + '<Blobs>'.length : EMPTY_ELEMENT.lastIndex;
       if (name === 'NextMarker') this.list.nextMarker ??= '';
       return true;
     }

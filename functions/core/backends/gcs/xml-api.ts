@@ -3,7 +3,9 @@ import { backendDocument } from '../../streams';
 import { S3Error, notImplemented } from '../../errors';
 import type { Forward, HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../../http';
 import { encodeKey } from '../../keys';
-import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../../xml';
+import { childOf, parseXml, textOf } from '../../xml';
+import type { RawListing } from '../listing-scanner';
+import { readListBucketResultBody } from '../s3-listing';
 import { collectPage, sortItems, startPosition, toListPage, type BackendListPage, type ListItem, type ListPosition } from '../listing';
 import { compareKeys } from '../../keys';
 import type { BackendCall, ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
@@ -115,11 +117,13 @@ export class GcsXmlApi {
       if (marker) query.marker = marker;
       const url = await this.url('GET', this.bucketPath(), query, {});
       const response = await this.deps.client({ method: 'GET', url, headers: {} }, call);
-      const text = await backendDocument(response.body);
-      if (response.status !== 200) throw gcsError(response.status, textOf(childOf(childOf(parseXml(text), 'Error'), 'Code')));
-      const doc = childOf(parseXml(text), 'ListBucketResult');
-      if (doc === undefined) throw new S3Error('BadGateway', 'The GCS backend answered the listing with an unreadable document');
-      return readListBucketResult(doc, prefix);
+      if (response.status !== 200) {
+        const text = await backendDocument(response.body);
+        throw gcsError(response.status, textOf(childOf(childOf(parseXml(text), 'Error'), 'Code')));
+      }
+      const raw = await readListBucketResultBody(response.body);
+      if (raw === undefined) throw new S3Error('BadGateway', 'The GCS backend answered the listing with an unreadable document');
+      return toBackendPage(raw, prefix);
     };
     // The XML API's marker is a key, as S3's: a plain key marker or start-after needs no scan here.
     const start = startPosition(params);
@@ -129,11 +133,12 @@ export class GcsXmlApi {
   }
 }
 
-function readListBucketResult(doc: ParsedXml, backendPrefix: string): BackendListPage {
+/** The XML API's ListBucketResult (read as S3's: keys as written, GCS's Generation fields skipped) as one backend page. */
+function toBackendPage(raw: RawListing, backendPrefix: string): BackendListPage {
   const items: ListItem[] = [];
   let last: string | undefined;
-  for (const item of listOf(doc, 'Contents')) {
-    const name = textOf(childOf(item, 'Key')) ?? '';
+  for (const item of raw.contents) {
+    const name = item.key ?? '';
     last = name;
     if (!name.startsWith(backendPrefix)) continue;
     const key = name.slice(backendPrefix.length);
@@ -141,21 +146,20 @@ function readListBucketResult(doc: ParsedXml, backendPrefix: string): BackendLis
       key,
       entry: {
         key,
-        lastModified: textOf(childOf(item, 'LastModified')) ?? '',
-        etag: textOf(childOf(item, 'ETag')) ?? '',
-        size: Number(textOf(childOf(item, 'Size')) ?? 0),
-        storageClass: storageClassOf(textOf(childOf(item, 'StorageClass'))),
+        lastModified: item.lastModified ?? '',
+        etag: item.etag ?? '',
+        size: Number(item.size ?? 0),
+        storageClass: storageClassOf(item.storageClass),
       },
     });
   }
-  for (const cp of listOf(doc, 'CommonPrefixes')) {
-    const name = textOf(childOf(cp, 'Prefix')) ?? '';
+  for (const cp of raw.prefixes) {
+    const name = cp ?? '';
     if (last === undefined || compareKeys(name, last) > 0) last = name;
     if (name.startsWith(backendPrefix)) items.push({ key: name.slice(backendPrefix.length) });
   }
   sortItems(items);
-  const truncated = textOf(childOf(doc, 'IsTruncated')) === 'true';
-  return { items, next: truncated ? textOf(childOf(doc, 'NextMarker')) || last : undefined };
+  return { items, next: raw.isTruncated === 'true' ? raw.nextMarker || last : undefined };
 }
 
 /** A forwarded XML API answer in S3's terms. */
