@@ -8,20 +8,24 @@ import { S3Error } from './errors';
  */
 export async function readBounded(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array | undefined> {
   if (body === null) return new Uint8Array(0);
-  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
+  return (await eachChunkWithin(body, maxBytes, (chunk) => chunks.push(chunk))) ? concat(chunks) : undefined;
+}
+
+/** Hands each chunk of `body` to `each` while the total stays within `maxBytes`: false (the rest cancelled) once it would not. */
+async function eachChunkWithin(body: ReadableStream<Uint8Array>, maxBytes: number, each: (chunk: Uint8Array) => void): Promise<boolean> {
+  const reader = body.getReader();
   let size = 0;
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) break;
+    if (done) return true;
     size += value.byteLength;
     if (size > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      return undefined;
+      return false;
     }
-    chunks.push(value);
+    each(value);
   }
-  return concat(chunks);
 }
 
 /** GATEWAY_IDLE_TIMEOUT_MS unset: how long a request body may stop arriving (or a backend socket stay silent). */
@@ -75,8 +79,12 @@ const MAX_BACKEND_DOCUMENT_BYTES = 32 * 1024 * 1024;
 /** A backend's small response document (listing, error, control answer); a larger one is a 502, never buffered. */
 export async function backendBytes(body: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {
   const bytes = await readBounded(body, MAX_BACKEND_DOCUMENT_BYTES);
-  if (bytes === undefined) throw new S3Error('BadGateway', 'The backend answered with a document larger than 32 MiB');
+  if (bytes === undefined) throw documentTooLarge();
   return bytes;
+}
+
+function documentTooLarge(): S3Error {
+  return new S3Error('BadGateway', 'The backend answered with a document larger than 32 MiB');
 }
 
 /**
@@ -88,20 +96,7 @@ export async function backendTextPieces(body: ReadableStream<Uint8Array> | null,
   const give = (text: string): void => {
     if (text !== '') take(text);
   };
-  if (body !== null) {
-    const reader = body.getReader();
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_BACKEND_DOCUMENT_BYTES) {
-        await reader.cancel().catch(() => undefined);
-        throw new S3Error('BadGateway', 'The backend answered with a document larger than 32 MiB');
-      }
-      give(decoder.decode(value));
-    }
-  }
+  if (body !== null && !(await eachChunkWithin(body, MAX_BACKEND_DOCUMENT_BYTES, (chunk) => give(decoder.decode(chunk))))) throw documentTooLarge();
   give(decoder.end());
 }
 

@@ -1,4 +1,5 @@
 import { UNRECOGNISED, parseS3Listing, readS3Listing, readS3ListingBody, scanS3Listing } from '../../../functions/core/backends/s3-listing';
+import { streamOf as body } from '../../support/streams';
 
 /**
  * Reading an S3 backend's ListBucketResult: the scanner reads the shape S3 implementations send, and gives
@@ -121,16 +122,6 @@ describe('the scanner fed piece by piece, as a body arrives', () => {
 });
 
 describe('readS3ListingBody', () => {
-  const body = (text: string, size: number): ReadableStream<Uint8Array> => {
-    const bytes = new TextEncoder().encode(text);
-    return new ReadableStream({
-      start(controller) {
-        for (let i = 0; i < bytes.length; i += size) controller.enqueue(bytes.slice(i, i + size));
-        controller.close();
-      },
-    });
-  };
-
   it('GIVEN a body in pieces that split UTF-8 characters THEN it reads as the whole text does', async () => {
     const xml = doc(entry('tenant-a%2F\u00fc\u20ac\u{1F600}', '<Owner><ID>\u00fc</ID></Owner>'));
     for (const size of [1, 2, 3, 7, 64, 100_000]) expect(await readS3ListingBody(body(xml, size), 'tenant-a/')).toEqual(parseS3Listing(xml, 'tenant-a/'));

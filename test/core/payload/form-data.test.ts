@@ -1,5 +1,6 @@
 import { MAX_FORM_FIELDS_BYTES, formBoundary, readForm } from '../../../functions/core/payload/form-data';
 import { S3Error } from '../../../functions/core/errors';
+import { streamOf } from '../../support/streams';
 
 /**
  * The multipart/form-data reader of form uploads: fields read whole (bounded), the file streamed with its
@@ -7,15 +8,7 @@ import { S3Error } from '../../../functions/core/errors';
  */
 const B = 'xyz';
 
-function stream(text: string | Uint8Array, pieceSize = 5): ReadableStream<Uint8Array> {
-  const bytes = typeof text === 'string' ? new TextEncoder().encode(text) : text;
-  return new ReadableStream({
-    start(controller) {
-      for (let i = 0; i < bytes.length; i += pieceSize) controller.enqueue(bytes.slice(i, i + pieceSize));
-      controller.close();
-    },
-  });
-}
+const stream = (text: string | Uint8Array, pieceSize = 5): ReadableStream<Uint8Array> => streamOf(text, pieceSize);
 
 const field = (name: string, value: string): string => `--${B}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
 const file = (content: string, name = 'file'): string => `--${B}\r\nContent-Disposition: form-data; name="${name}"; filename="a \\"b\\".txt"\r\nContent-Type: text/plain\r\n\r\n${content}\r\n`;

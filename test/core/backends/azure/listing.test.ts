@@ -1,4 +1,5 @@
 import { UNRECOGNISED, parseBlobList, readBlobListBody, scanBlobList } from '../../../../functions/core/backends/azure/listing';
+import { streamOf as body } from '../../../support/streams';
 
 /**
  * Reading an Azure List Blobs page: the scanner reads the form Azure and Azurite write, and gives every other
@@ -128,16 +129,6 @@ describe('the scanner fed piece by piece, as a body arrives', () => {
 });
 
 describe('readBlobListBody', () => {
-  const body = (text: string, size: number): ReadableStream<Uint8Array> => {
-    const bytes = new TextEncoder().encode(text);
-    return new ReadableStream({
-      start(controller) {
-        for (let i = 0; i < bytes.length; i += size) controller.enqueue(bytes.slice(i, i + size));
-        controller.close();
-      },
-    });
-  };
-
   it('GIVEN a body in pieces that split UTF-8 characters THEN it reads as the whole text does', async () => {
     const xml = doc(azurite('tenant-a/\u00fc\u20ac\u{1F600}') + prefix('tenant-a/\u00e9/'));
     for (const size of [1, 2, 3, 7, 64, 100_000]) expect(await readBlobListBody(body(xml, size), 'tenant-a/')).toEqual(parseBlobList(xml, 'tenant-a/'));
