@@ -13,6 +13,7 @@
  * root may be empty elements. Entries may hold one more level (Owner's ID). Anything else makes the scanner
  * give up.
  */
+import { backendTextPieces } from '../streams';
 import { decodeEntities } from '../xml';
 import { COMPACT_ENTRY, COMPACT_PREFIX, compactEntry, compactPrefix, elementText } from './listing-compact';
 
@@ -43,6 +44,19 @@ const ROOT = 'ListBucketResult';
 const MAX_ENTRY_DEPTH = 2;
 /** A declaration and root start tag longer than this is not the shape backends send. */
 const MAX_PROLOG_CHARS = 4096;
+
+/**
+ * A listing document read by `scanner` piece by piece as it arrives, or, when the scanner gives up, by
+ * `parse` over the whole text (kept in the pieces it came in).
+ */
+export async function scanOrParse<T>(body: ReadableStream<Uint8Array> | null, scanner: { feed(text: string): unknown; end(): T | undefined }, parse: (xml: string) => T | undefined): Promise<T | undefined> {
+  const texts: string[] = [];
+  await backendTextPieces(body, (text) => {
+    texts.push(text);
+    scanner.feed(text);
+  });
+  return scanner.end() ?? parse(texts.join(''));
+}
 
 /** An empty element (`<Marker/>`, `<NextMarker />`), as Azure and GCS write empty fields below the root. */
 export const EMPTY_ELEMENT = /<([A-Za-z]+) ?\/>/y;

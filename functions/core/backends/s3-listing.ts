@@ -10,9 +10,8 @@
  * never decides a hostile document, it only recognises the common one. Both give the same page for any
  * document the scanner accepts (a spec compares them).
  */
-import { backendTextPieces } from '../streams';
 import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
-import { ListingScanner, type RawListing } from './listing-scanner';
+import { ListingScanner, scanOrParse, type RawListing } from './listing-scanner';
 import type { ListEntry, ListPage } from './store';
 
 /** The page in a listing's body as it arrives, or undefined when it is no readable ListBucketResult. */
@@ -26,14 +25,7 @@ export async function readS3ListingBody(body: ReadableStream<Uint8Array> | null,
  * answers in this shape too): undefined when it is no readable ListBucketResult.
  */
 export async function readListBucketResultBody(body: ReadableStream<Uint8Array> | null): Promise<RawListing | undefined> {
-  const scanner = new ListingScanner();
-  // Kept for the general parser, should the scanner give up: the same text, in the pieces it came in.
-  const texts: string[] = [];
-  await backendTextPieces(body, (text) => {
-    texts.push(text);
-    scanner.feed(text);
-  });
-  return scanner.end() ?? parseListBucketResult(texts.join(''));
+  return scanOrParse(body, new ListingScanner(), parseListBucketResult);
 }
 
 /** The page in `xml`, or undefined when it is no readable ListBucketResult. */

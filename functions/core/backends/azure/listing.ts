@@ -9,10 +9,9 @@
  * A 1,000-blob page carries every property of every blob, ~650 KiB, which the general parser's tree took
  * ~8 ms of CPU to read.
  */
-import { backendTextPieces } from '../../streams';
 import { childOf, decodeEntities, listOf, parseXml, textOf, type ParsedXml } from '../../xml';
 import { elementText } from '../listing-compact';
-import { Cursor, EMPTY_ELEMENT, FAILED, MORE, prolog, type Step } from '../listing-scanner';
+import { Cursor, EMPTY_ELEMENT, FAILED, MORE, prolog, scanOrParse, type Step } from '../listing-scanner';
 import { isoDate, quoteEtag, sortItems, type BackendListPage, type ListItem } from '../listing';
 import { storageClassOf } from './access-tier';
 
@@ -37,15 +36,8 @@ export const UNRECOGNISED = 'unrecognised';
 
 /** The page in a List Blobs body as it arrives, or undefined when it is no readable EnumerationResults. */
 export async function readBlobListBody(body: ReadableStream<Uint8Array> | null, backendPrefix: string): Promise<BackendListPage | undefined> {
-  const scanner = new BlobListScanner();
-  // Kept for the general parser, should the scanner give up.
-  const texts: string[] = [];
-  await backendTextPieces(body, (text) => {
-    texts.push(text);
-    scanner.feed(text);
-  });
-  const raw = scanner.end();
-  return raw !== undefined ? toBlobPage(raw, backendPrefix) : parseBlobList(texts.join(''), backendPrefix);
+  const raw = await scanOrParse(body, new BlobListScanner(), parseRawBlobList);
+  return raw === undefined ? undefined : toBlobPage(raw, backendPrefix);
 }
 
 /** The scanner alone, fed `pieces` in turn: the page, or UNRECOGNISED when the general parser must decide. */
@@ -58,8 +50,13 @@ export function scanBlobList(xml: string | readonly string[], backendPrefix: str
 
 /** The general parser's reading: what readBlobListBody answers for any document the scanner does not recognise. */
 export function parseBlobList(xml: string, backendPrefix: string): BackendListPage | undefined {
+  const raw = parseRawBlobList(xml);
+  return raw === undefined ? undefined : toBlobPage(raw, backendPrefix);
+}
+
+function parseRawBlobList(xml: string): RawBlobList | undefined {
   const doc = childOf(parseXml(xml), 'EnumerationResults');
-  return doc === undefined ? undefined : toBlobPage(fromTree(doc), backendPrefix);
+  return doc === undefined ? undefined : fromTree(doc);
 }
 
 function toBlobPage(raw: RawBlobList, backendPrefix: string): BackendListPage {
