@@ -44,6 +44,12 @@ const ROOT = 'ListBucketResult';
 const MAX_ENTRY_DEPTH = 2;
 /** A declaration and root start tag longer than this is not the shape backends send. */
 const MAX_PROLOG_CHARS = 4096;
+/**
+ * The most unread text a scanner waits on. An entry is a few KiB at most, so more is one element that does
+ * not end; searched again with every piece, it would cost time quadratic in its length (18 s of CPU for a
+ * 16 MiB key), where the parser reads it once.
+ */
+export const MAX_PENDING_CHARS = 1 << 20;
 
 /**
  * A listing document read by `scanner` piece by piece as it arrives, or, when the scanner gives up, by
@@ -102,6 +108,7 @@ export class ListingScanner {
     }
     if (this.phase === 'done' && !at.atEnd()) this.phase = 'failed';
     if (this.phase === 'elements' && final) this.phase = 'failed';
+    if (at.xml.length - at.i > MAX_PENDING_CHARS) this.phase = 'failed';
     this.pending = this.phase === 'failed' ? '' : at.xml.slice(at.i);
   }
 

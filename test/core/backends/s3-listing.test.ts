@@ -133,6 +133,13 @@ describe('readS3ListingBody', () => {
     expect(page?.contents.map((c) => c.key)).toEqual(['k']);
   });
 
+  it('GIVEN an element longer than any entry (a 2 MiB key) THEN the scanner stops waiting on it and the parser reads the page', async () => {
+    const xml = doc(entry(`tenant-a%2F${'k'.repeat(2 << 20)}`));
+    const pieces = Array.from({ length: Math.ceil(xml.length / 65536) }, (_, i) => xml.slice(i * 65536, (i + 1) * 65536));
+    expect(scanS3Listing(pieces, 'tenant-a/')).toBe(UNRECOGNISED);
+    expect((await readS3ListingBody(body(xml, 65536), 'tenant-a/'))?.contents[0].key).toHaveLength(2 << 20);
+  });
+
   it('GIVEN an unreadable body THEN there is no page', async () => {
     expect(await readS3ListingBody(body('<ListBucketResult><Contents>', 5), 'tenant-a/')).toBeUndefined();
     expect(await readS3ListingBody(null, 'tenant-a/')).toBeUndefined();

@@ -11,7 +11,7 @@
  */
 import { childOf, decodeEntities, listOf, parseXml, textOf, type ParsedXml } from '../../xml';
 import { elementText } from '../listing-compact';
-import { Cursor, EMPTY_ELEMENT, FAILED, MORE, prolog, scanOrParse, type Step } from '../listing-scanner';
+import { Cursor, EMPTY_ELEMENT, FAILED, MAX_PENDING_CHARS, MORE, prolog, scanOrParse, type Step } from '../listing-scanner';
 import { isoDate, quoteEtag, sortItems, type BackendListPage, type ListItem } from '../listing';
 import { storageClassOf } from './access-tier';
 
@@ -147,6 +147,7 @@ class BlobListScanner {
     }
     if (this.phase === 'done' && !at.atEnd()) this.phase = 'failed';
     if (final && this.phase !== 'done') this.phase = 'failed';
+    if (at.xml.length - at.i > MAX_PENDING_CHARS) this.phase = 'failed';
     this.pending = this.phase === 'failed' ? '' : at.xml.slice(at.i);
   }
 

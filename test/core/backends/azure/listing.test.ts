@@ -139,6 +139,13 @@ describe('readBlobListBody', () => {
     expect(keys(await readBlobListBody(body(xml, 50), 'tenant-a/'))).toEqual(['k']);
   });
 
+  it('GIVEN an element longer than any entry (a 2 MiB name) THEN the scanner stops waiting on it and the parser reads the page', async () => {
+    const xml = doc(azurite(`tenant-a/${'k'.repeat(2 << 20)}`));
+    const pieces = Array.from({ length: Math.ceil(xml.length / 65536) }, (_, i) => xml.slice(i * 65536, (i + 1) * 65536));
+    expect(scanBlobList(pieces, 'tenant-a/')).toBe(UNRECOGNISED);
+    expect(keys(await readBlobListBody(body(xml, 65536), 'tenant-a/'))?.[0]).toHaveLength(2 << 20);
+  });
+
   it('GIVEN an unreadable body THEN there is no page', async () => {
     expect(await readBlobListBody(body('<EnumerationResults><Blobs>', 5), 'tenant-a/')).toBeUndefined();
     expect(await readBlobListBody(null, 'tenant-a/')).toBeUndefined();
