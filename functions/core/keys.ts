@@ -41,6 +41,19 @@ export function decodePathComponent(raw: string): string {
 }
 
 /**
+ * A name a backend listed with `encoding-type=url`: decoded, or as listed when it is not valid
+ * percent-encoding (a store that ignored the parameter and lists `100%.txt` as it is).
+ */
+export function decodeListedKey(value: string): string {
+  if (!value.includes('%')) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
  * Orders names as S3 does: by UTF-8 bytes, which is code point order (JavaScript's `<` compares UTF-16 code
  * units, which differs for characters above U+FFFF against U+E000-U+FFFF).
  */

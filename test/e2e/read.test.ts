@@ -13,6 +13,9 @@ import { RUNTIME_LIMITS, RUNTIMES, expectedCliCopy, reportedLength, startGateway
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, DISABLED, LIST_KEYS, RANGE_BODY, SCOPED, SPECIAL_KEYS, codeOf, gatewayConfig, gatewayEnv, putDirect, startBackends, type Backends } from './fixtures';
 
+/** Names whose percent signs a store that does not URL-encode its listings sends as they are. */
+const PERCENT_KEYS = ['percent/100%.txt', 'percent/100%25.txt', 'percent/a%2Fb', 'percent/%E2%82%AC'];
+
 let backends: Backends;
 let versions: { v1?: string; v2?: string } = {};
 
@@ -31,6 +34,7 @@ beforeAll(async () => {
     putDirect(rgw, 'data', 'tenant-a/sub/doc2.txt', 'doc2'),
     putDirect(backends.direct.s3rver, 'public', 'hello.txt', 'hello, world\n'),
     putDirect(backends.direct.s3rver, 'private', 'secret.txt', 'secret\n'),
+    ...PERCENT_KEYS.map((k) => putDirect(backends.direct.s3rver, 'private', k, k)),
   ]);
   versions.v1 = await putDirect(rgw, 'versioned', 'doc.txt', 'one');
   versions.v2 = await putDirect(rgw, 'versioned', 'doc.txt', 'two');
@@ -120,6 +124,13 @@ describe.each(RUNTIMES)('reading through the gateway (%s runtime)', (runtime) =>
       expect((py as string[]).sort()).toEqual([...SPECIAL_KEYS].sort());
       const v1 = await boto3('boto3-debian', gw.endpoint, ADMIN, "result = [c['Key'] for c in s3.list_objects(Bucket='strict', Prefix='special/')['Contents']]");
       expect((v1 as string[]).sort()).toEqual([...SPECIAL_KEYS].sort());
+    });
+
+    it('lists names as sent by a store that ignores encoding-type (s3rver): percent signs stay as they are', async () => {
+      const listed = await admin.send(new ListObjectsV2Command({ Bucket: 'private', Prefix: 'percent/' }));
+      expect(listed.Contents?.map((c) => c.Key).sort()).toEqual([...PERCENT_KEYS].sort());
+      const encoded = await boto3('boto3-new', gw.endpoint, ADMIN, "result = [c['Key'] for c in s3.list_objects_v2(Bucket='private', Prefix='percent/')['Contents']]");
+      expect((encoded as string[]).sort()).toEqual([...PERCENT_KEYS].sort());
     });
 
     it('maps backend_prefix in and strips it out, naming the virtual bucket', async () => {

@@ -24,6 +24,8 @@ export interface RawListing {
   isTruncated: string | undefined;
   /** Sent by GCS's XML API (and S3's V1 with a delimiter); the S3 store pages by its own markers. */
   nextMarker: string | undefined;
+  /** `url` when the store URL-encoded the names it lists (one that ignores `encoding-type` sends none). */
+  encodingType: string | undefined;
 }
 
 export interface RawEntry {
@@ -73,7 +75,7 @@ export const FAILED = 1;
 export type Step = boolean | typeof MORE | typeof FAILED;
 
 export class ListingScanner {
-  readonly listing: RawListing = { contents: [], prefixes: [], isTruncated: undefined, nextMarker: undefined };
+  readonly listing: RawListing = { contents: [], prefixes: [], isTruncated: undefined, nextMarker: undefined, encodingType: undefined };
   private pending = '';
   private phase: 'prolog' | 'elements' | 'done' | 'failed' = 'prolog';
 
@@ -144,8 +146,7 @@ export class ListingScanner {
       const name = empty[1];
       if (name === 'Contents' || name === 'CommonPrefixes') return FAILED;
       at.i = EMPTY_ELEMENT.lastIndex;
-      if (name === 'IsTruncated') listing.isTruncated ??= '';
-      else if (name === 'NextMarker') listing.nextMarker ??= '';
+      rootField(listing, name, '');
       return true;
     }
     const name = at.openTag();
@@ -165,11 +166,17 @@ export class ListingScanner {
     } else {
       const value = at.text();
       if (value === undefined || !at.closeTag(name)) return FAILED;
-      if (name === 'IsTruncated') listing.isTruncated ??= value;
-      else if (name === 'NextMarker') listing.nextMarker ??= value;
+      rootField(listing, name, value);
     }
     return true;
   }
+}
+
+/** A field below the root: the first of each counts, as the parser's textOf takes it. */
+function rootField(listing: RawListing, name: string, value: string): void {
+  if (name === 'IsTruncated') listing.isTruncated ??= value;
+  else if (name === 'NextMarker') listing.nextMarker ??= value;
+  else if (name === 'EncodingType') listing.encodingType ??= value;
 }
 
 /** The declaration and the start tag of the root named `name`, once both have arrived. */

@@ -1,6 +1,7 @@
 /**
- * An S3 backend's ListBucketResult read into a page in the client's key space: keys URL-decoded (the gateway
- * asks for `encoding-type=url`), the backend prefix stripped, entries outside it dropped.
+ * An S3 backend's ListBucketResult read into a page in the client's key space: keys URL-decoded when the
+ * store says it encoded them (the gateway asks for `encoding-type=url`; s3rver, for one, ignores it and
+ * lists names as they are), the backend prefix stripped, entries outside it dropped.
  *
  * A listing page is the largest document the gateway reads on a hot path (~290 KB for 1,000 keys from RGW).
  * Building the general parser's tree for it and walking the tree again took most of a page's CPU, so the
@@ -10,6 +11,7 @@
  * never decides a hostile document, it only recognises the common one. Both give the same page for any
  * document the scanner accepts (a spec compares them).
  */
+import { decodeListedKey } from '../keys';
 import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
 import { ListingScanner, scanOrParse, type RawListing } from './listing-scanner';
 import type { ListEntry, ListPage } from './store';
@@ -59,9 +61,10 @@ export function parseListBucketResult(xml: string): RawListing | undefined {
 
 /** A backend listing with keys URL-decoded and the backend prefix stripped. */
 function toPage(raw: RawListing, backendPrefix: string): ListPage {
+  const urlEncoded = raw.encodingType?.toLowerCase() === 'url';
   const strip = (value: string | undefined): string | undefined => {
     if (value === undefined) return undefined;
-    const decoded = value.includes('%') ? decodeURIComponent(value) : value;
+    const decoded = urlEncoded ? decodeListedKey(value) : value;
     return decoded.startsWith(backendPrefix) ? decoded.slice(backendPrefix.length) : undefined;
   };
   const contents: ListEntry[] = [];
@@ -92,5 +95,6 @@ function fromTree(doc: ParsedXml): RawListing {
     prefixes: listOf(doc, 'CommonPrefixes').map((cp) => field(cp, 'Prefix')),
     isTruncated: field(doc, 'IsTruncated'),
     nextMarker: field(doc, 'NextMarker'),
+    encodingType: field(doc, 'EncodingType'),
   };
 }

@@ -5,11 +5,10 @@
  * common prefix) it showed: never a backend marker, which could name an upload the caller may not see.
  */
 import type { KeyRange } from '../auth/scopes';
-import { compareKeys } from '../keys';
+import { compareKeys, decodeListedKey, encodeKey } from '../keys';
 import type { S3Store } from '../backends/s3';
 import { notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
-import { encodeKey } from '../keys';
 import { childOf, listOf, textOf, type ParsedXml } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from './backend-response';
 import { backendCall, type BucketContext } from '../context';
@@ -248,7 +247,7 @@ async function uploadsPage(
   const virtual = (node: ParsedXml | undefined): string | undefined => {
     const raw = textOf(node);
     if (raw === undefined || raw === '') return undefined;
-    return store.virtualKey(safeDecode(raw));
+    return store.virtualKey(decodeListedKey(raw));
   };
   const uploads: ListedUpload[] = [];
   for (const upload of listOf(result, 'Upload')) {
@@ -264,12 +263,4 @@ async function uploadsPage(
   const more = textOf(childOf(result, 'IsTruncated')) === 'true' && nextKey !== undefined;
   const next = more ? { key: nextKey, uploadId: textOf(childOf(result, 'NextUploadIdMarker')) || undefined } : undefined;
   return { uploads, prefixes, next, headers: documentHeaders(response) };
-}
-
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }

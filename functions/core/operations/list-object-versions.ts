@@ -12,7 +12,7 @@ import type { S3Store } from '../backends/s3';
 import { backendCall, type BucketContext } from '../context';
 import { notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
-import { compareKeys, encodeKey } from '../keys';
+import { compareKeys, decodeListedKey, encodeKey } from '../keys';
 import { markerInside, type ClientAddress } from '../path-mapping';
 import type { Query } from '../query';
 import { XmlSequence, childOf, listOf, textOf, type ParsedXml, type XmlNode } from '../xml';
@@ -217,7 +217,7 @@ async function versionsPage(
   const result = read.document;
   const virtual = (node: ParsedXml | undefined): string | undefined => {
     const raw = textOf(node);
-    return raw === undefined || raw === '' ? undefined : store.virtualKey(safeDecode(raw));
+    return raw === undefined || raw === '' ? undefined : store.virtualKey(decodeListedKey(raw));
   };
   // The parsed document groups elements by name; the text keeps their order.
   const queues = { Version: listOf(result, 'Version'), DeleteMarker: listOf(result, 'DeleteMarker') };
@@ -240,12 +240,4 @@ async function versionsPage(
   }
   const more = textOf(childOf(result, 'IsTruncated')) === 'true' && lastSeen !== undefined;
   return { entries, prefixes, next: more ? lastSeen : undefined, headers: documentHeaders(response) };
-}
-
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }

@@ -53,6 +53,18 @@ describe('scanS3Listing: the shape backends send', () => {
     expect(page !== UNRECOGNISED && page.contents.map((c) => [c.key, c.size])).toEqual([['first', 1]]);
   });
 
+  it('GIVEN a store that ignores encoding-type (no EncodingType, as s3rver) THEN names are taken as listed', () => {
+    const xml = doc(entry('tenant-a/100%.txt') + entry('tenant-a/100%25.txt') + '<CommonPrefixes><Prefix>tenant-a/50%/</Prefix></CommonPrefixes>').replace('<EncodingType>url</EncodingType>', '');
+    const page = scanned(xml);
+    expect(page !== UNRECOGNISED && page.contents.map((c) => c.key)).toEqual(['100%.txt', '100%25.txt']);
+    expect(page !== UNRECOGNISED && page.commonPrefixes).toEqual(['50%/']);
+  });
+
+  it('GIVEN EncodingType url and a name that is not valid percent-encoding THEN it is taken as listed, never a crash', () => {
+    const page = scanned(doc(entry('a%2F100%.txt') + entry('a%2F%E2%82') + entry('a%2Fb')), '');
+    expect(page !== UNRECOGNISED && page.contents.map((c) => c.key)).toEqual(['a%2F100%.txt', 'a%2F%E2%82', 'a/b']);
+  });
+
   it('GIVEN fields named like Object.prototype members THEN they are ignored', () => {
     expect(scanned(doc('<Contents><Key>tenant-a%2Fk</Key><constructor>x</constructor><toString>y</toString></Contents>'))).not.toBe(UNRECOGNISED);
   });
