@@ -13,9 +13,8 @@
  * root may be empty elements. Entries may hold one more level (Owner's ID). Anything else makes the scanner
  * give up.
  */
-import { backendTextPieces } from '../streams';
-import { decodeEntities } from '../xml';
-import { COMPACT_ENTRY, COMPACT_PREFIX, compactEntry, compactPrefix, elementText } from './listing-compact';
+import { COMPACT_ENTRY, COMPACT_PREFIX, compactEntry, compactPrefix } from './listing-compact';
+import { Cursor, EMPTY_ELEMENT, FAILED, MAX_PENDING_CHARS, MORE, prolog, type Step } from './scan';
 
 /** The fields of a listing the gateway uses, as the backend wrote them (entities decoded, keys still URL-encoded). */
 export interface RawListing {
@@ -44,36 +43,6 @@ const NO_FIELDS: Fields<string> = [];
 const ROOT = 'ListBucketResult';
 /** Elements inside an entry may hold one more level (Owner's ID); anything deeper is not a listing's shape. */
 const MAX_ENTRY_DEPTH = 2;
-/** A declaration and root start tag longer than this is not the shape backends send. */
-const MAX_PROLOG_CHARS = 4096;
-/**
- * The most unread text a scanner waits on. An entry is a few KiB at most, so more is one element that does
- * not end; searched again with every piece, it would cost time quadratic in its length (18 s of CPU for a
- * 16 MiB key), where the parser reads it once.
- */
-export const MAX_PENDING_CHARS = 1 << 20;
-
-/**
- * A listing document read by `scanner` piece by piece as it arrives, or, when the scanner gives up, by
- * `parse` over the whole text (kept in the pieces it came in).
- */
-export async function scanOrParse<T>(body: ReadableStream<Uint8Array> | null, scanner: { feed(text: string): unknown; end(): T | undefined }, parse: (xml: string) => T | undefined): Promise<T | undefined> {
-  const texts: string[] = [];
-  await backendTextPieces(body, (text) => {
-    texts.push(text);
-    scanner.feed(text);
-  });
-  return scanner.end() ?? parse(texts.join(''));
-}
-
-/** An empty element (`<Marker/>`, `<NextMarker />`), as Azure and GCS write empty fields below the root. */
-export const EMPTY_ELEMENT = /<([A-Za-z]+) ?\/>/y;
-
-/** The outcome of one step: done with it, wait for more text, or give up. */
-export const MORE = 0;
-export const FAILED = 1;
-export type Step = boolean | typeof MORE | typeof FAILED;
-
 export class ListingScanner {
   readonly listing: RawListing = { contents: [], prefixes: [], isTruncated: undefined, nextMarker: undefined, encodingType: undefined };
   private pending = '';
@@ -179,27 +148,6 @@ function rootField(listing: RawListing, name: string, value: string): void {
   else if (name === 'EncodingType') listing.encodingType ??= value;
 }
 
-/** The declaration and the start tag of the root named `name`, once both have arrived. */
-export function prolog(at: Cursor, final: boolean, name: string): Step {
-  const xml = at.xml;
-  const root = xml.indexOf(`<${name}`);
-  if (root < 0 || xml.indexOf('>', root) < 0) return final || xml.length > MAX_PROLOG_CHARS ? FAILED : MORE;
-  at.skipSpace();
-  if (xml.startsWith('<?xml', at.i)) {
-    const end = xml.indexOf('?>', at.i);
-    if (end < 0) return FAILED;
-    at.i = end + 2;
-    at.skipSpace();
-  }
-  if (at.i !== root) return FAILED;
-  const rootEnd = xml.indexOf('>', root);
-  const afterName = xml.charCodeAt(root + name.length + 1);
-  if ((afterName !== 62 && afterName !== 32) || /["'<]/.test(xml.slice(root + 1, rootEnd).replace(/="[^"<>]*"|='[^'<>]*'/g, ''))) return FAILED;
-  if (xml.charCodeAt(rootEnd - 1) === 47 /* a self-closing root */) return FAILED;
-  at.i = rootEnd + 1;
-  return true;
-}
-
 /**
  * An element with children (its start tag read; its name at `nameStart`): the text of each leaf child named
  * in `fields` goes to its slot in `out` (the first one counts); other children are skipped, and a child with
@@ -238,105 +186,5 @@ function fieldAt<K extends string>(xml: string, start: number, length: number, f
     if (name.length === length && xml.startsWith(name, start)) return slot;
   }
   return undefined;
-}
-
-/** A cursor over the text: each read moves past what it recognised, or reports that it did not. */
-export class Cursor {
-  i = 0;
-  constructor(readonly xml: string) {}
-
-  skipSpace(): void {
-    const xml = this.xml;
-    let c = xml.charCodeAt(this.i);
-    while (c === 32 || c === 10 || c === 13 || c === 9) c = xml.charCodeAt(++this.i);
-  }
-
-  /** Reads `<Name>` (letters only, no attributes) at the cursor: the name, or undefined when it is not one. */
-  openTag(): string | undefined {
-    const xml = this.xml;
-    if (xml.charCodeAt(this.i) !== 60 /* < */) return undefined;
-    const start = this.i + 1;
-    let j = start;
-    let c = xml.charCodeAt(j);
-    while ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) c = xml.charCodeAt(++j);
-    if (c !== 62 /* > */ || j === start) return undefined;
-    this.i = j + 1;
-    return xml.slice(start, j);
-  }
-
-  /** `openTag` without cutting the name out: its length (the name ends just before the cursor), or -1. */
-  openName(): number {
-    const xml = this.xml;
-    if (xml.charCodeAt(this.i) !== 60 /* < */) return -1;
-    const start = this.i + 1;
-    let j = start;
-    let c = xml.charCodeAt(j);
-    while ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) c = xml.charCodeAt(++j);
-    if (c !== 62 /* > */ || j === start) return -1;
-    this.i = j + 1;
-    return j - start;
-  }
-
-  /** Consumes the end tag of the name standing at `start`; false when it is not at the cursor. */
-  closeAt(start: number, length: number): boolean {
-    const xml = this.xml;
-    const at = this.i;
-    if (xml.charCodeAt(at) !== 60 || xml.charCodeAt(at + 1) !== 47 /* / */ || xml.charCodeAt(at + 2 + length) !== 62) return false;
-    for (let k = 0; k < length; k++) if (xml.charCodeAt(at + 2 + k) !== xml.charCodeAt(start + k)) return false;
-    this.i = at + 3 + length;
-    return true;
-  }
-
-  /** Moves past text nobody reads: '' when it is there and its references are ones parseXml accepts. */
-  skipText(): '' | undefined {
-    const xml = this.xml;
-    const end = xml.indexOf('<', this.i);
-    if (end < 0) return undefined;
-    const amp = xml.indexOf('&', this.i);
-    if (amp >= 0 && amp < end) {
-      try {
-        decodeEntities(xml.slice(this.i, end));
-      } catch {
-        return undefined;
-      }
-    }
-    this.i = end;
-    return '';
-  }
-
-  /** Whether everything from `start` to the cursor is whitespace. */
-  blankSince(start: number): boolean {
-    const xml = this.xml;
-    for (let k = start; k < this.i; k++) {
-      const c = xml.charCodeAt(k);
-      if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return false;
-    }
-    return true;
-  }
-
-  /** Consumes `</name>` at the cursor; false when it is not there. */
-  closeTag(name: string): boolean {
-    const xml = this.xml;
-    const at = this.i;
-    if (xml.charCodeAt(at) !== 60 || xml.charCodeAt(at + 1) !== 47 /* / */ || !xml.startsWith(name, at + 2) || xml.charCodeAt(at + 2 + name.length) !== 62) return false;
-    this.i = at + 3 + name.length;
-    return true;
-  }
-
-  /** Text up to the next `<`, entities decoded; undefined when there is none or it holds a reference parseXml refuses. */
-  text(): string | undefined {
-    const xml = this.xml;
-    const end = xml.indexOf('<', this.i);
-    if (end < 0) return undefined;
-    const raw = xml.slice(this.i, end);
-    this.i = end;
-    return elementText(raw);
-  }
-
-  /** Whether only whitespace is left. */
-  atEnd(): boolean {
-    this.skipSpace();
-    return this.i >= this.xml.length;
-  }
 }
 

@@ -13,7 +13,10 @@
  */
 import { decodeListedKey } from '../keys';
 import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
-import { ListingScanner, scanOrParse, type RawListing } from './listing-scanner';
+import { ListingScanner, type RawListing } from './listing-scanner';
+import { UNRECOGNISED, scanOrParse } from './scan';
+
+export { UNRECOGNISED };
 import type { ListEntry, ListPage } from './store';
 
 /** The page in a listing's body as it arrives, or undefined when it is no readable ListBucketResult. */
@@ -36,8 +39,6 @@ export function readS3Listing(xml: string, backendPrefix: string): ListPage | un
   return scanned === UNRECOGNISED ? parseS3Listing(xml, backendPrefix) : scanned;
 }
 
-/** What the scanner answers for a document outside the shape it reads. */
-export const UNRECOGNISED = 'unrecognised';
 
 /** The scanner alone, fed `pieces` in turn: the page, or UNRECOGNISED when the general parser must decide. */
 export function scanS3Listing(xml: string | readonly string[], backendPrefix: string): ListPage | typeof UNRECOGNISED {

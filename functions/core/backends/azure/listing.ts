@@ -11,9 +11,11 @@
  */
 import { childOf, decodeEntities, listOf, parseXml, textOf, type ParsedXml } from '../../xml';
 import { elementText } from '../listing-compact';
-import { Cursor, EMPTY_ELEMENT, FAILED, MAX_PENDING_CHARS, MORE, prolog, scanOrParse, type Step } from '../listing-scanner';
+import { Cursor, EMPTY_ELEMENT, FAILED, MAX_PENDING_CHARS, MORE, UNRECOGNISED, prolog, scanOrParse, type Step } from '../scan';
 import { isoDate, quoteEtag, sortItems, type BackendListPage, type ListItem } from '../listing';
 import { storageClassOf } from './access-tier';
+
+export { UNRECOGNISED };
 
 /** A blob's fields the gateway uses, as written (entities decoded); '' when absent or empty. */
 export interface RawBlob {
@@ -31,8 +33,6 @@ export interface RawBlobList {
   nextMarker: string | undefined;
 }
 
-/** What the scanner answers for a document outside the form it reads. */
-export const UNRECOGNISED = 'unrecognised';
 
 /** The page in a List Blobs body as it arrives, or undefined when it is no readable EnumerationResults. */
 export async function readBlobListBody(body: ReadableStream<Uint8Array> | null, backendPrefix: string): Promise<BackendListPage | undefined> {
