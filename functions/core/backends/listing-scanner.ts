@@ -14,7 +14,7 @@
  * give up.
  */
 import { COMPACT_ENTRY, COMPACT_PREFIX, compactEntry, compactPrefix } from './listing-compact';
-import { Cursor, EMPTY_ELEMENT, FAILED, MAX_PENDING_CHARS, MORE, prolog, type Step } from './scan';
+import { Cursor, EMPTY_ELEMENT, FAILED, MORE, PieceScanner, type Step } from './scan';
 
 /** The fields of a listing the gateway uses, as the backend wrote them (entities decoded, keys still URL-encoded). */
 export interface RawListing {
@@ -43,53 +43,24 @@ const NO_FIELDS: Fields<string> = [];
 const ROOT = 'ListBucketResult';
 /** Elements inside an entry may hold one more level (Owner's ID); anything deeper is not a listing's shape. */
 const MAX_ENTRY_DEPTH = 2;
-export class ListingScanner {
+
+export class ListingScanner extends PieceScanner<RawListing> {
   readonly listing: RawListing = { contents: [], prefixes: [], isTruncated: undefined, nextMarker: undefined, encodingType: undefined };
-  private pending = '';
-  private phase: 'prolog' | 'elements' | 'done' | 'failed' = 'prolog';
 
-  /** Takes the next piece of the document; false once the scanner has given up. */
-  feed(text: string): boolean {
-    if (this.phase !== 'failed') {
-      this.pending = this.pending.length === 0 ? text : this.pending + text;
-      this.advance(false);
-    }
-    return this.phase !== 'failed';
+  constructor() {
+    super(ROOT);
   }
 
-  /** After the last piece: the listing, or undefined when the document is not of the shape it reads. */
-  end(): RawListing | undefined {
-    this.advance(true);
-    return this.phase === 'done' ? this.listing : undefined;
-  }
-
-  private advance(final: boolean): void {
-    const at = new Cursor(this.pending);
-    if (this.phase === 'prolog') {
-      const step = prolog(at, final, ROOT);
-      if (step === MORE) return;
-      this.phase = step === true ? 'elements' : 'failed';
-    }
-    while (this.phase === 'elements') {
-      at.skipSpace();
-      if (at.i >= at.xml.length) break;
-      const step = this.element(at, final);
-      if (step === MORE) break;
-      if (step === FAILED) this.phase = 'failed';
-    }
-    if (this.phase === 'done' && !at.atEnd()) this.phase = 'failed';
-    if (this.phase === 'elements' && final) this.phase = 'failed';
-    if (at.xml.length - at.i > MAX_PENDING_CHARS) this.phase = 'failed';
-    this.pending = this.phase === 'failed' ? '' : at.xml.slice(at.i);
+  protected result(): RawListing {
+    return this.listing;
   }
 
   /** Reads one element below the root (or the root's end tag) once all of it has arrived. */
-  private element(at: Cursor, final: boolean): Step {
+  protected element(at: Cursor): Step {
     const xml = at.xml;
     const start = at.i;
-    if (xml.indexOf('>', start) < 0) return final ? FAILED : MORE;
     if (at.closeTag(ROOT)) {
-      this.phase = 'done';
+      this.finish();
       return true;
     }
     if (xml.startsWith('<Contents>', start)) {
@@ -122,7 +93,7 @@ export class ListingScanner {
     if (name === undefined) return FAILED;
     if (xml.indexOf(`</${name}>`, at.i) < 0) {
       at.i = start;
-      return final ? FAILED : MORE;
+      return MORE;
     }
     if (name === 'Contents') {
       const entry: RawEntry = {};

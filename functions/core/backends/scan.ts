@@ -1,7 +1,7 @@
 /**
  * What the listing scanners share (listing-scanner.ts for S3's and GCS's ListBucketResult, azure/listing.ts
- * for Azure's EnumerationResults): a cursor over the text, the prolog up to the root's start tag, the outcome
- * of a step, and reading a body with a scanner or, when it gives up, with the general parser.
+ * for Azure's EnumerationResults): the driver that feeds a document piece by piece (PieceScanner), a cursor
+ * over the text, and reading a body with a scanner or, when it gives up, with the general parser.
  */
 import { backendTextPieces } from '../streams';
 import { decodeEntities } from '../xml';
@@ -17,7 +17,7 @@ const MAX_PROLOG_CHARS = 4096;
  * not end; searched again with every piece, it would cost time quadratic in its length (18 s of CPU for a
  * 16 MiB key), where the parser reads it once.
  */
-export const MAX_PENDING_CHARS = 1 << 20;
+const MAX_PENDING_CHARS = 1 << 20;
 
 /**
  * A listing document read by `scanner` piece by piece as it arrives, or, when the scanner gives up, by
@@ -32,6 +32,64 @@ export async function scanOrParse<T>(body: ReadableStream<Uint8Array> | null, sc
   return scanner.end() ?? parse(texts.join(''));
 }
 
+/**
+ * A scanner fed a document piece by piece. It keeps only the unread tail, reads the prolog up to the root's
+ * start tag, then hands each element below the root to `element` once a tag of it has arrived; the document
+ * is read when `element` has met the root's end tag (`finish`) and only whitespace follows. Whatever is not
+ * of the form it reads (or waits past MAX_PENDING_CHARS) makes it give up for good.
+ */
+export abstract class PieceScanner<T> {
+  private pending = '';
+  private phase: 'prolog' | 'body' | 'done' | 'failed' = 'prolog';
+
+  constructor(private readonly root: string) {}
+
+  /** Takes the next piece of the document; false once the scanner has given up. */
+  feed(text: string): boolean {
+    if (this.phase !== 'failed') {
+      this.pending = this.pending.length === 0 ? text : this.pending + text;
+      this.advance(false);
+    }
+    return this.phase !== 'failed';
+  }
+
+  /** After the last piece: what was read, or undefined when the document is not of the form it reads. */
+  end(): T | undefined {
+    if (this.phase !== 'failed') this.advance(true);
+    return this.phase === 'done' ? this.result() : undefined;
+  }
+
+  /** Reads what stands at the cursor below the root: true when read, MORE to wait for the rest, FAILED. */
+  protected abstract element(at: Cursor): Step;
+
+  protected abstract result(): T;
+
+  /** For `element`, on the root's end tag. */
+  protected finish(): void {
+    this.phase = 'done';
+  }
+
+  private advance(final: boolean): void {
+    const at = new Cursor(this.pending);
+    if (this.phase === 'prolog') {
+      const step = prolog(at, final, this.root);
+      if (step === MORE) return;
+      this.phase = step === true ? 'body' : 'failed';
+    }
+    while (this.phase === 'body') {
+      at.skipSpace();
+      if (at.i >= at.xml.length) break;
+      const step = at.xml.indexOf('>', at.i) < 0 ? MORE : this.element(at);
+      if (step === MORE) break;
+      if (step === FAILED) this.phase = 'failed';
+    }
+    if (this.phase === 'done' && !at.atEnd()) this.phase = 'failed';
+    if (final && this.phase !== 'done') this.phase = 'failed';
+    if (at.xml.length - at.i > MAX_PENDING_CHARS) this.phase = 'failed';
+    this.pending = this.phase === 'failed' ? '' : at.xml.slice(at.i);
+  }
+}
+
 /** An empty element (`<Marker/>`, `<NextMarker />`), as Azure and GCS write empty fields below the root. */
 export const EMPTY_ELEMENT = /<([A-Za-z]+) ?\/>/y;
 
@@ -41,7 +99,7 @@ export const FAILED = 1;
 export type Step = boolean | typeof MORE | typeof FAILED;
 
 /** The declaration and the start tag of the root named `name`, once both have arrived. */
-export function prolog(at: Cursor, final: boolean, name: string): Step {
+function prolog(at: Cursor, final: boolean, name: string): Step {
   const xml = at.xml;
   const root = xml.indexOf(`<${name}`);
   if (root < 0 || xml.indexOf('>', root) < 0) return final || xml.length > MAX_PROLOG_CHARS ? FAILED : MORE;

@@ -11,7 +11,7 @@
  */
 import { childOf, decodeEntities, listOf, parseXml, textOf, type ParsedXml } from '../../xml';
 import { elementText } from '../listing-compact';
-import { Cursor, EMPTY_ELEMENT, FAILED, MAX_PENDING_CHARS, MORE, UNRECOGNISED, prolog, scanOrParse, type Step } from '../scan';
+import { Cursor, EMPTY_ELEMENT, FAILED, MORE, PieceScanner, UNRECOGNISED, scanOrParse, type Step } from '../scan';
 import { isoDate, quoteEtag, sortItems, type BackendListPage, type ListItem } from '../listing';
 import { storageClassOf } from './access-tier';
 
@@ -109,59 +109,34 @@ const ROOT = 'EnumerationResults';
 const BLOB = /<Blob><Name>([^<]*)<\/Name><Properties>((?:<([A-Za-z][\w-]*)(?:>[^<]*<\/\3>| ?\/>))*)<\/Properties>(?:<OrMetadata ?\/>)?<\/Blob>/y;
 const BLOB_PREFIX = /<BlobPrefix><Name>([^<]*)<\/Name><\/BlobPrefix>/y;
 
-class BlobListScanner {
+class BlobListScanner extends PieceScanner<RawBlobList> {
   readonly list: RawBlobList = { blobs: [], prefixes: [], nextMarker: undefined };
-  private pending = '';
-  private phase: 'prolog' | 'root' | 'blobs' | 'done' | 'failed' = 'prolog';
+  private inBlobs = false;
   private sawBlobs = false;
 
-  feed(text: string): void {
-    if (this.phase === 'failed') return;
-    this.pending = this.pending.length === 0 ? text : this.pending + text;
-    this.advance(false);
+  constructor() {
+    super(ROOT);
   }
 
-  /** After the last piece: the list, or undefined when the document is not of the form it reads. */
-  end(): RawBlobList | undefined {
-    if (this.phase !== 'failed') this.advance(true);
-    return this.phase === 'done' ? this.list : undefined;
+  protected result(): RawBlobList {
+    return this.list;
   }
 
-  private advance(final: boolean): void {
-    const at = new Cursor(this.pending);
-    if (this.phase === 'prolog') {
-      const step = prolog(at, final, ROOT);
-      if (step === MORE) return;
-      this.phase = step === true ? 'root' : 'failed';
-    }
-    while (this.phase === 'root' || this.phase === 'blobs') {
-      at.skipSpace();
-      if (at.i >= at.xml.length) break;
-      if (at.xml.indexOf('>', at.i) < 0) {
-        if (final) this.phase = 'failed';
-        break;
-      }
-      const step = this.phase === 'root' ? this.rootChild(at, final) : this.blobsChild(at, final);
-      if (step === MORE) break;
-      if (step === FAILED) this.phase = 'failed';
-    }
-    if (this.phase === 'done' && !at.atEnd()) this.phase = 'failed';
-    if (final && this.phase !== 'done') this.phase = 'failed';
-    if (at.xml.length - at.i > MAX_PENDING_CHARS) this.phase = 'failed';
-    this.pending = this.phase === 'failed' ? '' : at.xml.slice(at.i);
+  protected element(at: Cursor): Step {
+    return this.inBlobs ? this.blobsChild(at) : this.rootChild(at);
   }
 
   /** One element below the root, or the root's end tag (a whole tag is there). */
-  private rootChild(at: Cursor, final: boolean): Step {
+  private rootChild(at: Cursor): Step {
     const xml = at.xml;
     const start = at.i;
     if (at.closeTag(ROOT)) {
-      this.phase = 'done';
+      this.finish();
       return true;
     }
     if (xml.startsWith('<Blobs>', start)) {
       at.i = start + '<Blobs>'.length;
-      this.phase = 'blobs';
+      this.inBlobs = true;
       return this.field('Blobs', '');
     }
     EMPTY_ELEMENT.lastIndex = start;
@@ -174,7 +149,7 @@ class BlobListScanner {
     if (name === undefined) return FAILED;
     if (xml.indexOf(`</${name}>`, at.i) < 0) {
       at.i = start;
-      return final ? FAILED : MORE;
+      return MORE;
     }
     const value = at.text();
     if (value === undefined || !at.closeTag(name)) return FAILED;
@@ -191,19 +166,19 @@ class BlobListScanner {
   }
 
   /** A blob or a blob prefix inside Blobs, once all of it has arrived, or Blobs' end tag. */
-  private blobsChild(at: Cursor, final: boolean): Step {
+  private blobsChild(at: Cursor): Step {
     const xml = at.xml;
     const start = at.i;
     if (xml.startsWith('</Blobs>', start)) {
       at.i = start + '</Blobs>'.length;
-      this.phase = 'root';
+      this.inBlobs = false;
       return true;
     }
     const prefix = xml.startsWith('<BlobPrefix>', start);
     if (!prefix && !xml.startsWith('<Blob>', start)) return FAILED;
     const close = prefix ? '</BlobPrefix>' : '</Blob>';
     const end = xml.indexOf(close, start);
-    if (end < 0) return final ? FAILED : MORE;
+    if (end < 0) return MORE;
     const form = prefix ? BLOB_PREFIX : BLOB;
     form.lastIndex = start;
     const m = form.exec(xml);
