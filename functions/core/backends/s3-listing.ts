@@ -39,12 +39,9 @@ export function readS3Listing(xml: string, backendPrefix: string): ListPage | un
   return scanned === UNRECOGNISED ? parseS3Listing(xml, backendPrefix) : scanned;
 }
 
-
 /** The scanner alone, fed `pieces` in turn: the page, or UNRECOGNISED when the general parser must decide. */
 export function scanS3Listing(xml: string | readonly string[], backendPrefix: string): ListPage | typeof UNRECOGNISED {
-  const scanner = new ListingScanner();
-  for (const piece of typeof xml === 'string' ? [xml] : xml) scanner.feed(piece);
-  const raw = scanner.end();
+  const raw = new ListingScanner().read(xml);
   return raw === undefined ? UNRECOGNISED : toPage(raw, backendPrefix);
 }
 

@@ -59,6 +59,12 @@ export abstract class PieceScanner<T> {
     return this.phase === 'done' ? this.result() : undefined;
   }
 
+  /** The document in `pieces`, fed in turn: what was read, or undefined. */
+  read(pieces: string | readonly string[]): T | undefined {
+    for (const piece of typeof pieces === 'string' ? [pieces] : pieces) this.feed(piece);
+    return this.end();
+  }
+
   /** Reads what stands at the cursor below the root: true when read, MORE to wait for the rest, FAILED. */
   protected abstract element(at: Cursor): Step;
 

@@ -42,9 +42,7 @@ export async function readBlobListBody(body: ReadableStream<Uint8Array> | null, 
 
 /** The scanner alone, fed `pieces` in turn: the page, or UNRECOGNISED when the general parser must decide. */
 export function scanBlobList(xml: string | readonly string[], backendPrefix: string): BackendListPage | typeof UNRECOGNISED {
-  const scanner = new BlobListScanner();
-  for (const piece of typeof xml === 'string' ? [xml] : xml) scanner.feed(piece);
-  const raw = scanner.end();
+  const raw = new BlobListScanner().read(xml);
   return raw === undefined ? UNRECOGNISED : toBlobPage(raw, backendPrefix);
 }
 
