@@ -61,12 +61,20 @@ describe.each(ADAPTER_RUNTIMES)('multipart uploads (%s runtime)', (runtime) => {
   /** Whether a request body of `size` bytes reaches the gateway on this runtime. */
   const fits = (size: number): boolean => limit === undefined || size <= limit;
   const CLIS = Object.keys(AWS_CLIS) as Array<keyof typeof AWS_CLIS>;
-  /** Virtual bucket, backend bucket, direct client and backend prefix the tools upload to. */
-  const targets = (): ReadonlyArray<readonly [string, string, S3Client, string]> => [
-    ['strict', 'data', rgw(), ''],
-    ['private', 'private', backends.direct.s3rver, ''],
-    ['tenant', 'data', rgw(), 'tenant-a/'],
-  ];
+  /**
+   * Virtual bucket, backend bucket, direct client and backend prefix the tools upload to. Which store and
+   * prefix the parts land in is the core's business, specified on the Node server; the other runtimes send
+   * the same parts through their own adapter to RGW alone.
+   */
+  const targets = (): ReadonlyArray<readonly [string, string, S3Client, string]> => {
+    const all = [
+      ['strict', 'data', rgw(), ''],
+      ['private', 'private', backends.direct.s3rver, ''],
+      ['tenant', 'data', rgw(), 'tenant-a/'],
+    ] as const;
+    return runtime === 'node' ? all : all.slice(0, 1);
+  };
+  const targetNames = runtime === 'node' ? 'RGW, s3rver and a prefixed bucket' : 'RGW';
   /** The platform's refusal, as the front sends it: the function never ran. */
   const refusedByFront = (status: number | undefined, body?: string): void => {
     expect(status).toBe(413);
@@ -90,7 +98,7 @@ describe.each(ADAPTER_RUNTIMES)('multipart uploads (%s runtime)', (runtime) => {
 
   describe('the tools', () => {
     if (fits(8 * MiB)) {
-      it.each(CLIS)('aws-cli %s copies a 16 MiB file up in 8 MiB parts to RGW, s3rver and a prefixed bucket', async (cli) => {
+      it.each(CLIS)(`aws-cli %s copies a 16 MiB file up in 8 MiB parts to ${targetNames}`, async (cli) => {
         for (const [bucket, backendBucket, client, prefix] of targets()) {
           const key = `multipart/${runtime}/${cli}.bin`;
           const run = await awsCli(cli, gw.endpoint, ADMIN, ['s3', 'cp', join(dir, '16mib.bin'), `s3://${bucket}/${key}`]);
@@ -102,7 +110,7 @@ describe.each(ADAPTER_RUNTIMES)('multipart uploads (%s runtime)', (runtime) => {
         expect(down.code).toBe(0);
       }, 300_000);
     } else {
-      it.each(CLIS)('aws-cli %s: a 16 MiB copy fails on its 8 MiB parts with the front\'s 413, and no object appears on RGW, s3rver or a prefixed bucket', async (cli) => {
+      it.each(CLIS)(`aws-cli %s: a 16 MiB copy fails on its 8 MiB parts with the front's 413, and no object appears on ${targetNames}`, async (cli) => {
         for (const [bucket, backendBucket, client, prefix] of targets()) {
           const key = `multipart/${runtime}/${cli}.bin`;
           const run = await awsCli(cli, gw.endpoint, ADMIN, ['s3', 'cp', join(dir, '16mib.bin'), `s3://${bucket}/${key}`]);
