@@ -16,6 +16,14 @@ export interface ListItem {
   readonly entry?: ListEntry;
 }
 
+/**
+ * A name a store listed, relative to the bucket's backend prefix: undefined when it lies outside it, and a
+ * page drops it (a store may list a sibling that merely shares the prefix's text).
+ */
+export function relativeKey(name: string, backendPrefix: string): string | undefined {
+  return name.startsWith(backendPrefix) ? name.slice(backendPrefix.length) : undefined;
+}
+
 /** One backend page: items in the backend's (lexicographic) order and the backend's marker for the next. */
 export interface BackendListPage {
   readonly items: readonly ListItem[];

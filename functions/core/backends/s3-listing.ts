@@ -13,6 +13,7 @@
  */
 import { decodeListedKey } from '../keys';
 import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
+import { relativeKey } from './listing';
 import { ListingScanner, type RawListing } from './listing-scanner';
 import { UNRECOGNISED, scanOrParse } from './scan';
 
@@ -62,8 +63,7 @@ function toPage(raw: RawListing, backendPrefix: string): ListPage {
   const urlEncoded = raw.encodingType?.toLowerCase() === 'url';
   const strip = (value: string | undefined): string | undefined => {
     if (value === undefined) return undefined;
-    const decoded = urlEncoded ? decodeListedKey(value) : value;
-    return decoded.startsWith(backendPrefix) ? decoded.slice(backendPrefix.length) : undefined;
+    return relativeKey(urlEncoded ? decodeListedKey(value) : value, backendPrefix);
   };
   const contents: ListEntry[] = [];
   for (const item of raw.contents) {

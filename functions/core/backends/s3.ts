@@ -7,6 +7,7 @@ import { sha256Hex } from '../bytes';
 import { withErrorCode, xmlResponse } from '../responses';
 import { EMPTY_SHA256, UNSIGNED_PAYLOAD, signRequest } from '../sigv4';
 import { buildXml, childOf, parseXml, textOf, type XmlNode } from '../xml';
+import { relativeKey } from './listing';
 import { readS3ListingBody } from './s3-listing';
 import {
   passThroughHeaders,
@@ -102,8 +103,7 @@ export class S3Store implements ObjectStore {
 
   /** The virtual key of a backend key, or undefined when it lies outside `backend_prefix`. */
   virtualKey(backendKey: string): string | undefined {
-    const prefix = this.backend.backendPrefix;
-    return backendKey.startsWith(prefix) ? backendKey.slice(prefix.length) : undefined;
+    return relativeKey(backendKey, this.backend.backendPrefix);
   }
 
   /**

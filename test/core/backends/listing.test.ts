@@ -1,5 +1,5 @@
 import { fromAzureMetadataName, toAzureMetadataName } from '../../../functions/core/backends/azure';
-import { collectPage, decodeToken, isoDate, startPosition, toListPage, type BackendListPage, type ListItem } from '../../../functions/core/backends/listing';
+import { collectPage, decodeToken, isoDate, relativeKey, startPosition, toListPage, type BackendListPage, type ListItem } from '../../../functions/core/backends/listing';
 import { compareKeys } from '../../../functions/core/keys';
 import type { ListParams } from '../../../functions/core/backends/store';
 import { S3Error } from '../../../functions/core/errors';
@@ -109,5 +109,14 @@ describe('isoDate: a store\'s Last-Modified as S3 listings write it', () => {
     }
     expect(isoDate('yesterday')).toBe('yesterday');
     expect(isoDate('Fri, 27 Foo 2026 10:00:00 GMT')).toBe('Fri, 27 Foo 2026 10:00:00 GMT');
+  });
+});
+
+describe('relativeKey: a listed name in the bucket\'s key space', () => {
+  it('GIVEN names under, at and beside the backend prefix THEN the prefix is stripped, and a sibling sharing its text is outside', () => {
+    expect(relativeKey('tenant-a/doc.txt', 'tenant-a/')).toBe('doc.txt');
+    expect(relativeKey('tenant-a/', 'tenant-a/')).toBe('');
+    expect(relativeKey('tenant-ab/doc.txt', 'tenant-a/')).toBeUndefined();
+    expect(relativeKey('doc.txt', '')).toBe('doc.txt');
   });
 });

@@ -12,7 +12,7 @@
 import { childOf, decodeEntities, listOf, parseXml, textOf, type ParsedXml } from '../../xml';
 import { elementText } from '../listing-compact';
 import { Cursor, EMPTY_ELEMENT, FAILED, MORE, PieceScanner, UNRECOGNISED, scanOrParse, type Step } from '../scan';
-import { isoDate, quoteEtag, sortItems, type BackendListPage, type ListItem } from '../listing';
+import { isoDate, quoteEtag, relativeKey, sortItems, type BackendListPage, type ListItem } from '../listing';
 import { storageClassOf } from './access-tier';
 
 export { UNRECOGNISED };
@@ -60,8 +60,8 @@ function parseRawBlobList(xml: string): RawBlobList | undefined {
 function toBlobPage(raw: RawBlobList, backendPrefix: string): BackendListPage {
   const items: ListItem[] = [];
   for (const blob of raw.blobs) {
-    if (!blob.name.startsWith(backendPrefix)) continue;
-    const key = blob.name.slice(backendPrefix.length);
+    const key = relativeKey(blob.name, backendPrefix);
+    if (key === undefined) continue;
     items.push({
       key,
       entry: {
@@ -73,7 +73,10 @@ function toBlobPage(raw: RawBlobList, backendPrefix: string): BackendListPage {
       },
     });
   }
-  for (const name of raw.prefixes) if (name.startsWith(backendPrefix)) items.push({ key: name.slice(backendPrefix.length) });
+  for (const name of raw.prefixes) {
+    const key = relativeKey(name, backendPrefix);
+    if (key !== undefined) items.push({ key });
+  }
   return { items: sortItems(items), next: raw.nextMarker || undefined };
 }
 

@@ -5,7 +5,7 @@ import type { BackendResponse, Forward, HeaderMap } from '../../http';
 import { fromBase64, toHex } from '../../bytes';
 import { encodeKey } from '../../keys';
 import { emptyResponse } from '../../responses';
-import { collectPage, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../listing';
+import { collectPage, relativeKey, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../listing';
 import { compareKeys } from '../../keys';
 import type { BackendCall, ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
 import { deleted, s3ErrorResponse, userMetadata } from '../translate';
@@ -167,8 +167,8 @@ export class GcsJsonApi {
       const page = value as { items?: ObjectResource[]; prefixes?: string[]; nextPageToken?: string };
       const items: ListItem[] = [];
       for (const object of page.items ?? []) {
-        if (!object.name.startsWith(prefix)) continue;
-        const key = object.name.slice(prefix.length);
+        const key = relativeKey(object.name, prefix);
+        if (key === undefined) continue;
         items.push({
           key,
           entry: {
@@ -186,8 +186,8 @@ export class GcsJsonApi {
       const next = page.nextPageToken || undefined;
       const lastObject = items.length > 0 ? items[items.length - 1].key : undefined;
       for (const p of page.prefixes ?? []) {
-        if (!p.startsWith(prefix)) continue;
-        const key = p.slice(prefix.length);
+        const key = relativeKey(p, prefix);
+        if (key === undefined) continue;
         if (next === undefined || lastObject === undefined || compareKeys(key, lastObject) < 0) items.push({ key });
       }
       return { items: sortItems(items), next };

@@ -6,7 +6,7 @@ import { encodeKey } from '../../keys';
 import { childOf, parseXml, textOf } from '../../xml';
 import type { RawListing } from '../listing-scanner';
 import { readListBucketResultBody } from '../s3-listing';
-import { collectPage, sortItems, startPosition, toListPage, type BackendListPage, type ListItem, type ListPosition } from '../listing';
+import { collectPage, relativeKey, sortItems, startPosition, toListPage, type BackendListPage, type ListItem, type ListPosition } from '../listing';
 import { compareKeys } from '../../keys';
 import type { BackendCall, ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
 import { deleted, s3ErrorResponse, s3ResponseHeaders, userMetadata } from '../translate';
@@ -140,8 +140,8 @@ function toBackendPage(raw: RawListing, backendPrefix: string): BackendListPage 
   for (const item of raw.contents) {
     const name = item.key ?? '';
     last = name;
-    if (!name.startsWith(backendPrefix)) continue;
-    const key = name.slice(backendPrefix.length);
+    const key = relativeKey(name, backendPrefix);
+    if (key === undefined) continue;
     items.push({
       key,
       entry: {
@@ -156,7 +156,8 @@ function toBackendPage(raw: RawListing, backendPrefix: string): BackendListPage 
   for (const cp of raw.prefixes) {
     const name = cp ?? '';
     if (last === undefined || compareKeys(name, last) > 0) last = name;
-    if (name.startsWith(backendPrefix)) items.push({ key: name.slice(backendPrefix.length) });
+    const key = relativeKey(name, backendPrefix);
+    if (key !== undefined) items.push({ key });
   }
   sortItems(items);
   return { items, next: raw.isTruncated === 'true' ? raw.nextMarker || last : undefined };
