@@ -27,6 +27,7 @@ export const S3_ERROR_STATUS = {
   InvalidRange: 416,
   InvalidRequest: 400,
   InvalidToken: 400,
+  KeyTooLongError: 400,
   MalformedPOSTRequest: 400,
   MalformedXML: 400,
   MaxPostPreDataLengthExceededError: 400,

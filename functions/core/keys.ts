@@ -1,9 +1,9 @@
 import { uriEncode } from './bytes';
-import { invalidRequest } from './errors';
+import { S3Error, invalidRequest } from './errors';
 
 /**
  * Object keys. Validation follows the spec's rule (empty, `.` and `..` segments and control characters are
- * refused); everything else reaches the backend byte for byte through `encodeKey`, the one encoder every
+ * refused) and S3's limit of 1,024 bytes; everything else reaches the backend byte for byte through `encodeKey`, the one encoder every
  * backend URL builder uses.
  */
 
@@ -13,11 +13,34 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 /** An empty, `.` or `..` segment: between slashes or at either end. */
 const DOT_OR_EMPTY_SEGMENT = /(?:^|\/)\.{0,2}(?:\/|$)/;
 
-/** Throws 400 InvalidRequest for a key the gateway refuses to store. */
+/** S3's limit on a key, in UTF-8 bytes; Azure's blob names and GCS's object names have the same. */
+export const MAX_KEY_BYTES = 1024;
+
+/**
+ * Throws 400 InvalidRequest for a key the gateway refuses to store, and 400 KeyTooLongError, as S3 answers
+ * any request naming one, for a key over 1,024 bytes: passed on, each store failed in its own way (s3rver
+ * with a 500 for a file name its disk refuses).
+ */
 export function validateKey(key: string): void {
   if (key === '') throw invalidRequest('The object key is empty');
+  // Every UTF-16 unit takes at most three bytes: a short key needs no count.
+  if (key.length * 3 > MAX_KEY_BYTES) {
+    const bytes = utf8Length(key);
+    if (bytes > MAX_KEY_BYTES) throw new S3Error('KeyTooLongError', 'Your key is too long', { Size: String(bytes), MaxSizeAllowed: String(MAX_KEY_BYTES) });
+  }
   if (CONTROL.test(key)) throw invalidRequest('Object keys must not contain control characters');
   if (DOT_OR_EMPTY_SEGMENT.test(key)) throw invalidRequest('Object keys must not contain empty, "." or ".." path segments');
+}
+
+/** The UTF-8 length of a well-formed string (a decoded path holds no lone surrogate), without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // A surrogate pair is two units and four bytes: one more byte for each of its units.
+    if (unit >= 0x80) bytes += unit < 0x800 || (unit >= 0xd800 && unit <= 0xdfff) ? 1 : 2;
+  }
+  return bytes;
 }
 
 /**

@@ -44,6 +44,30 @@ describe('validateKey: the keys the spec refuses with 400 InvalidRequest', () =>
   });
 });
 
+describe('validateKey: S3\'s limit of 1,024 bytes', () => {
+  it.each([
+    ['1,025 ASCII characters', 'x'.repeat(1025), 1025],
+    ['513 two-byte characters', 'é'.repeat(513), 1026],
+    ['342 three-byte characters', '日'.repeat(342), 1026],
+    ['257 four-byte characters (surrogate pairs)', '😀'.repeat(257), 1028],
+    ['1,023 ASCII characters and one two-byte character', `${'x'.repeat(1023)}é`, 1025],
+  ])('refuses %s with 400 KeyTooLongError, saying its size in bytes', (_, key, size) => {
+    const err = refusal(key);
+    expect(err.code).toBe('KeyTooLongError');
+    expect(err.status).toBe(400);
+    expect(err.detail).toEqual({ Size: String(size), MaxSizeAllowed: '1024' });
+  });
+
+  it.each([
+    ['1,024 ASCII characters', 'x'.repeat(1024)],
+    ['512 two-byte characters', 'é'.repeat(512)],
+    ['341 three-byte characters and one ASCII', `${'日'.repeat(341)}x`],
+    ['256 four-byte characters', '😀'.repeat(256)],
+  ])('accepts %s: exactly 1,024 bytes', (_, key) => {
+    expect(() => validateKey(key)).not.toThrow();
+  });
+});
+
 describe('validateKey: every other key is accepted', () => {
   it.each([
     '*', '%', '~', '#', '?', '[', ']', '+', '=', ' ', '&', '!', "'", '(', ')', ',', ';', ':', '@', '$', '"', '<', '>', '\\', '^', '`', '{', '|', '}',

@@ -350,6 +350,12 @@ result = s3.generate_presigned_url('get_object', Params={'Bucket': 'strict', 'Ke
       });
     }
 
+    it('a key over 1,024 bytes is 400 KeyTooLongError, as S3 answers, never the store\'s own failure', async () => {
+      const res = await rawRequest(gw.endpoint, { method: 'GET', target: `/public/${'k'.repeat(1025)}` });
+      expect(res.status).toBe(400);
+      expect(errorCode(res.body)).toBe('KeyTooLongError');
+    });
+
     it.each(DOT_SEGMENTS)('%s signed is refused, never served under a signature for another path', async (target) => {
       const res = await rawRequest(gw.endpoint, { method: 'GET', target }, ADMIN);
       expect(res.status).toBe(resolved ? 403 : 400);
