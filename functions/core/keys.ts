@@ -23,13 +23,19 @@ export const MAX_KEY_BYTES = 1024;
  */
 export function validateKey(key: string): void {
   if (key === '') throw invalidRequest('The object key is empty');
-  // Every UTF-16 unit takes at most three bytes: a short key needs no count.
-  if (key.length * 3 > MAX_KEY_BYTES) {
-    const bytes = utf8Length(key);
-    if (bytes > MAX_KEY_BYTES) throw new S3Error('KeyTooLongError', 'Your key is too long', { Size: String(bytes), MaxSizeAllowed: String(MAX_KEY_BYTES) });
-  }
+  const tooLong = keyTooLong(key);
+  if (tooLong !== undefined) throw tooLong;
   if (CONTROL.test(key)) throw invalidRequest('Object keys must not contain control characters');
   if (DOT_OR_EMPTY_SEGMENT.test(key)) throw invalidRequest('Object keys must not contain empty, "." or ".." path segments');
+}
+
+/** S3's KeyTooLongError for a key over 1,024 bytes of UTF-8, saying its size; undefined for any other key. */
+export function keyTooLong(key: string): S3Error | undefined {
+  // Every UTF-16 unit takes at most three bytes: a short key needs no count.
+  if (key.length * 3 <= MAX_KEY_BYTES) return undefined;
+  const bytes = utf8Length(key);
+  if (bytes <= MAX_KEY_BYTES) return undefined;
+  return new S3Error('KeyTooLongError', 'Your key is too long', { Size: String(bytes), MaxSizeAllowed: String(MAX_KEY_BYTES) });
 }
 
 /** The UTF-8 length of a well-formed string (a decoded path holds no lone surrogate), without encoding it. */

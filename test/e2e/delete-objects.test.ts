@@ -61,6 +61,16 @@ describe.each(TRANSPORT_RUNTIMES)('DeleteObjects (%s runtime)', (runtime) => {
     for (const key of keys) expect(await exists(rgw(), 'data', key)).toBe(true);
   });
 
+  it('a key over 1,024 bytes is a KeyTooLongError entry, never sent on; the rest of the batch is deleted', async () => {
+    const key = `too-long/${runtime}.txt`;
+    const tooLong = `too-long/${'k'.repeat(1025)}`;
+    await seed(backends.direct.s3rver, 'private', [key]);
+    const out = await del(fx.admin, 'private', [key, tooLong]);
+    expect(out.Deleted?.map((d) => d.Key)).toEqual([key]);
+    expect(out.Errors?.map((e) => [e.Key, e.Code])).toEqual([[tooLong, 'KeyTooLongError']]);
+    expect(await exists(backends.direct.s3rver, 'private', key)).toBe(false);
+  });
+
   it('Quiet: only errors are reported', async () => {
     const keys = [`uploads/${runtime}/quiet.txt`, `secret/${runtime}/quiet.txt`];
     await seed(rgw(), 'data', keys);

@@ -1,12 +1,15 @@
 /**
  * DeleteObjects (spec rule 1). The body is collected (bounded), verified and parsed with the hardened
  * parser; each entry (a key, or one version of it) is authorized on its own and refused entries become
- * per-key AccessDenied entries that never reach the backend. The allowed keys are re-serialized under `backend_prefix`, with a Content-MD5 (and the
- * client's checksum algorithm, if it used one) computed for that new body, and the backend's DeleteResult
- * is mapped back into the virtual key space and merged with the refusals.
+ * per-key AccessDenied entries that never reach the backend, as do keys over S3's 1,024 bytes
+ * (KeyTooLongError entries: passed on, one such key failed the whole batch, on s3rver with a 500). The
+ * allowed keys are re-serialized under `backend_prefix`, with a Content-MD5 (and the client's checksum
+ * algorithm, if it used one) computed for that new body, and the backend's DeleteResult is mapped back into
+ * the virtual key space and merged with the refusals.
  */
 import { base64Digest } from '../checksums';
-import { S3Error, requestTimeout } from '../errors';
+import { S3Error, accessDenied, requestTimeout } from '../errors';
+import { keyTooLong } from '../keys';
 import type { Dispatch, ProxyResponse } from '../http';
 import { checkDeclaredLength, headerChecksums, verifiedBody } from '../payload/upload';
 import { S3_XMLNS, errorResponse } from '../responses';
@@ -90,10 +93,13 @@ type Store = ReturnType<typeof s3StoreOf>;
 
 async function run(ctx: BucketContext, store: Store, mayDelete: EntryAuthorizer, body: Uint8Array): Promise<ProxyResponse> {
   const request = parseDeleteRequest(body);
-  const allowed = request.entries.filter(mayDelete);
-  const denied: XmlNode[] = request.entries
-    .filter((entry) => !mayDelete(entry))
-    .map((entry) => ({ Key: entry.key, VersionId: entry.versionId, Code: 'AccessDenied', Message: 'Access Denied' }));
+  const allowed: DeleteEntry[] = [];
+  const denied: XmlNode[] = [];
+  for (const entry of request.entries) {
+    const refusal = keyTooLong(entry.key) ?? (mayDelete(entry) ? undefined : accessDenied());
+    if (refusal === undefined) allowed.push(entry);
+    else denied.push({ Key: entry.key, VersionId: entry.versionId, Code: refusal.code, Message: refusal.message });
+  }
   if (allowed.length === 0) return documentResponse('DeleteResult', { Error: denied }, ctx.requestId);
 
   const objects = allowed.map((entry) => ({ Key: store.backendKey(entry.key), VersionId: entry.versionId }));
