@@ -1,4 +1,4 @@
-import { uriEncode } from './bytes';
+import { uriEncode, utf8Length } from './bytes';
 import { S3Error, invalidRequest } from './errors';
 
 /**
@@ -38,16 +38,6 @@ export function keyTooLong(key: string): S3Error | undefined {
   return new S3Error('KeyTooLongError', 'Your key is too long', { Size: String(bytes), MaxSizeAllowed: String(MAX_KEY_BYTES) });
 }
 
-/** The UTF-8 length of a well-formed string (a decoded path holds no lone surrogate), without encoding it. */
-function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    // A surrogate pair is two units and four bytes: one more byte for each of its units.
-    if (unit >= 0x80) bytes += unit < 0x800 || (unit >= 0xd800 && unit <= 0xdfff) ? 1 : 2;
-  }
-  return bytes;
-}
 
 /**
  * A key (or another path segment) for a backend URL: RFC 3986 percent-encoding of every byte outside the

@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import { decodeUtf8, hmac, importHmacKey, isAscii, sha256Hex, timingSafeEqual, toHex, uriEncode, Utf8ChunkDecoder, utf8Pieces } from '../../functions/core/bytes';
+import { decodeUtf8, hmac, importHmacKey, isAscii, sha256Hex, timingSafeEqual, toHex, uriEncode, Utf8ChunkDecoder, utf8Length, utf8Pieces } from '../../functions/core/bytes';
 
 describe('uriEncode (RFC 3986, as SigV4 requires)', () => {
   it('keeps the unreserved characters and returns the same string when nothing needs encoding', () => {
@@ -71,6 +71,12 @@ describe('timingSafeEqual', () => {
     expect(timingSafeEqual('abc', 'abd')).toBe(false);
     expect(timingSafeEqual('abc', 'ab')).toBe(false);
     expect(timingSafeEqual('xbc', 'abc')).toBe(false);
+  });
+});
+
+describe('utf8Length', () => {
+  it.each(['', 'plain', 'été', '日本語', '😀 and 😀', 'a\u0080\u07ff\u0800\uffff\u{10000}\u{10ffff}'])('counts %j as its UTF-8 bytes', (text) => {
+    expect(utf8Length(text)).toBe(new TextEncoder().encode(text).length);
   });
 });
 

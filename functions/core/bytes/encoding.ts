@@ -14,6 +14,16 @@ export function utf8(text: string): Uint8Array<ArrayBuffer> {
   return utf8Encoder.encode(text);
 }
 
+/** The length of text's UTF-8 bytes, without encoding it: a surrogate pair's two units are four bytes. */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0x80) bytes += unit < 0x800 || (unit >= 0xd800 && unit <= 0xdfff) ? 1 : 2;
+  }
+  return bytes;
+}
+
 /** Text from UTF-8 bytes; throws TypeError on invalid UTF-8. */
 export function fromUtf8(bytes: Uint8Array): string {
   return utf8Decoder.decode(bytes);

@@ -1,3 +1,4 @@
+import { utf8Length } from '../../core/bytes';
 import { S3Error } from '../../core/errors';
 import type { RequestRecord } from '../../core/observability/record';
 import { tracedRequest } from '../../core/observability/trace';
@@ -140,14 +141,4 @@ function noteResponse(record: RequestRecord, method: string, headers: HeaderMap,
   else if (body instanceof Uint8Array) record.bytesOut = body.byteLength;
   else if (typeof body === 'string') record.bytesOut = utf8Length(body);
   else record.bytesOut = body === null ? 0 : undefined;
-}
-
-/** The UTF-8 length of `text` without encoding it. */
-function utf8Length(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0x80) n += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1;
-  }
-  return n;
 }
