@@ -124,7 +124,7 @@ describe.each(TRANSPORT_RUNTIMES)('an Azure Blob backend through the gateway (%s
       expect(await codeOf(fx.s3.send(new ListObjectsV2Command({ Bucket: 'azure-wrong-key' })))).toBe('AccessDenied');
     });
 
-    it('multipart uploads, CopyObject and DeleteObjects are 501 NotImplemented', async () => {
+    it('multipart uploads, CopyObject and DeleteObjects are 501 NotImplemented; aws-cli uploads one PutObject with its threshold raised', async () => {
       for (const [method, target, headers] of [
         ['POST', '/azure/big.bin?uploads', {}],
         ['PUT', '/azure/big.bin?partNumber=1&uploadId=abc', {}],
@@ -143,6 +143,11 @@ describe.each(TRANSPORT_RUNTIMES)('an Azure Blob backend through the gateway (%s
         const cli = await awsCli('v2', fx.gw.endpoint, ADMIN, ['s3', 'cp', join(dir, 'big.bin'), 's3://azure/big.bin']);
         expect(cli.code).not.toBe(0);
         expect(cli.stderr).toMatch(/NotImplemented/);
+        // The way round it the backends doc gives: one streamed PutObject above the multipart threshold.
+        writeFileSync(join(dir, 'config'), '[default]\ns3 =\n  multipart_threshold = 5GB\n');
+        const single = await awsCli('v2', fx.gw.endpoint, ADMIN, ['s3', 'cp', join(dir, 'big.bin'), 's3://azure/big.bin'], join(dir, 'config'));
+        expect(single.code).toBe(0);
+        expect((await azurite.request('HEAD', '/data/big.bin')).headers.get('content-length')).toBe(String(big.length));
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

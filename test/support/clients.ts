@@ -64,11 +64,13 @@ function run(file: string, args: readonly string[], env: NodeJS.ProcessEnv, inst
   });
 }
 
-/** Runs aws-cli against the gateway; anonymous when `keys` is undefined. */
-export function awsCli(cli: keyof typeof AWS_CLIS, endpoint: string, keys: Keys | undefined, args: readonly string[]): Promise<Run> {
+/** Runs aws-cli against the gateway; anonymous when `keys` is undefined; `configFile`: an aws-cli config. */
+export function awsCli(cli: keyof typeof AWS_CLIS, endpoint: string, keys: Keys | undefined, args: readonly string[], configFile?: string): Promise<Run> {
   const auth = keys ? [] : ['--no-sign-request'];
   const install = cli === 'v1' ? 'pip install awscli' : 'apt-get install awscli';
-  return run(AWS_CLIS[cli], ['--endpoint-url', endpoint, ...auth, ...args], clientEnv(keys), install);
+  const env = clientEnv(keys);
+  if (configFile !== undefined) env.AWS_CONFIG_FILE = configFile;
+  return run(AWS_CLIS[cli], ['--endpoint-url', endpoint, ...auth, ...args], env, install);
 }
 
 /**
