@@ -3,8 +3,8 @@ import { S3Error, invalidRequest } from './errors';
 
 /**
  * Object keys. Validation follows the spec's rule (empty, `.` and `..` segments and control characters are
- * refused) and S3's limit of 1,024 bytes; everything else reaches the backend byte for byte through `encodeKey`, the one encoder every
- * backend URL builder uses.
+ * refused) and S3's limit of 1,024 bytes; everything else reaches the backend byte for byte through
+ * `encodeKey`, the one encoder every backend URL builder uses.
  */
 
 // eslint-disable-next-line no-control-regex
@@ -37,7 +37,6 @@ export function keyTooLong(key: string): S3Error | undefined {
   if (bytes <= MAX_KEY_BYTES) return undefined;
   return new S3Error('KeyTooLongError', 'Your key is too long', { Size: String(bytes), MaxSizeAllowed: String(MAX_KEY_BYTES) });
 }
-
 
 /**
  * A key (or another path segment) for a backend URL: RFC 3986 percent-encoding of every byte outside the
