@@ -1,7 +1,7 @@
 /**
  * What holding a listing page until it has all arrived costs, apart from any work on it: a 1,000-key
  * ListObjectsV2 page from RGW, direct and through the bare node:http hop passing each piece on (`pipe`) or
- * sending the whole answer at its end (`buffer`, buffered-hop-server.ts), read by the JS SDK. Rounds of 40
+ * sending the whole answer at its end (`buffer`, node-hop-server.ts's mode), read by the JS SDK. Rounds of 40
  * pages rotate between the targets; prints each one's median latency.
  *
  *   npx tsx bench/experiments/buffered-hop.ts
@@ -10,7 +10,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createBucket, rgwS3Client, startRgw } from '../../test/support/rgw';
 import { startNodeHop } from '../node-hop';
@@ -25,8 +25,7 @@ async function main(): Promise<void> {
     const s3 = rgwS3Client(rgw);
     const keys = Array.from({ length: 1000 }, (_, i) => `list/k-${String(i).padStart(4, '0')}`);
     for (let i = 0; i < keys.length; i += 50) await Promise.all(keys.slice(i, i + 50).map((Key) => s3.send(new PutObjectCommand({ Bucket: 'bench', Key, Body: 'x' }))));
-    const server = resolve(__dirname, 'buffered-hop-server.ts');
-    const hops = [await startNodeHop(dir, [rgw.endpoint], server, ['pipe']), await startNodeHop(dir, [rgw.endpoint], server, ['buffer'])];
+    const hops = [await startNodeHop(dir, [rgw.endpoint]), await startNodeHop(dir, [rgw.endpoint], undefined, ['buffer'])];
     const targets: Array<[string, S3Client]> = [['direct', s3], ['pipe', rgwS3Client(rgw, { endpoint: hops[0].urls[0] })], ['buffer', rgwS3Client(rgw, { endpoint: hops[1].urls[0] })]];
     const page = async (client: S3Client): Promise<void> => {
       const out = await client.send(new ListObjectsV2Command({ Bucket: 'bench', Prefix: 'list/', MaxKeys: 1000 }));
