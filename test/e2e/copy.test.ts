@@ -13,6 +13,8 @@ let backends: Backends;
 let versions: { v1: string; v2: string };
 const rgw = (): S3Client => backends.direct.rgw;
 const SPECIAL = 'special/sp ace+plus%25~*#?[x]&ünï😀.txt';
+/** Every character s3rver's own `decodeURI` of a copy source leaves encoded (scripts/s3rver-copy-source.cjs). */
+const S3RVER_SPECIAL = 'special/a+b#c$d&e,f:g;h=i?j@k 100%.txt';
 
 beforeAll(async () => {
   backends = await startBackends();
@@ -23,6 +25,7 @@ beforeAll(async () => {
     putDirect(rgw(), 'data', 'tenant-a/inside.txt', 'inside the tenant'),
     putDirect(rgw(), 'data', SPECIAL, 'special source'),
     putDirect(backends.direct.s3rver, 'private', 'source.txt', 's3rver source'),
+    putDirect(backends.direct.s3rver, 'private', S3RVER_SPECIAL, 's3rver special source'),
   ]);
   versions = {
     v1: (await putDirect(rgw(), 'versioned', 'doc.txt', 'one')) ?? '',
@@ -48,6 +51,12 @@ describe.each(TRANSPORT_RUNTIMES)('CopyObject (%s runtime)', (runtime) => {
     it('copies within an s3rver bucket', async () => {
       await copy(fx.admin, 'private', `copies/${runtime}.txt`, '/private/source.txt');
       expect(await readText(backends.direct.s3rver, 'private', `copies/${runtime}.txt`)).toBe('s3rver source');
+    });
+
+    it('copies an s3rver key holding + # $ & , : ; = ? @ (`aws s3 mv` of such a key on the local default)', async () => {
+      const dest = `copies/${runtime}/a+b&c.txt`;
+      await copy(fx.admin, 'private', dest, encodeURIComponent(`private/${S3RVER_SPECIAL}`).replace(/%2F/g, '/'));
+      expect(await readText(backends.direct.s3rver, 'private', dest)).toBe('s3rver special source');
     });
 
     it('copies across virtual buckets, mapping backend_prefix on either side', async () => {
