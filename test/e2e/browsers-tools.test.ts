@@ -15,7 +15,8 @@ import { exists } from './write-fixtures';
  * `addressing_style = "virtual"` all reach `web.gw.localhost` on 127.0.0.1 (curl, inside GDAL, resolves
  * `*.localhost` itself; Node and Python are given a resolver that does). And presigned links made with
  * clients' defaults (aws-cli v1 `s3 presign`, boto3 `generate_presigned_url`, s3cmd `signurl`: SigV2)
- * open with curl, while tampered, expired and out-of-scope ones do not. And hostile forms and preflights.
+ * open with curl, while tampered, expired and out-of-scope ones do not; boto3's default (SigV2) presigned
+ * POST stores a file posted with curl. And hostile forms and preflights.
  * On every runtime; virtual-hosted addressing on those whose host is not fixed (not a Function URL).
  */
 let backends: Backends;
@@ -210,6 +211,22 @@ print(s3.generate_presigned_url('${method}', Params={'Bucket': 'web', 'Key': '${
     it('a link to a key outside the signer\'s scopes is AccessDenied', async () => {
       const res = await curl(await awsPresign('secret/link.txt'));
       expect([res.status, codeIn(res.body)]).toEqual([403, 'AccessDenied']);
+    });
+
+    it.each(['boto3-debian', 'boto3-new'] as const)('a form from generate_presigned_post (%s, SigV2 by default) posted with curl -F is stored', async (python) => {
+      const program = `
+import boto3, json
+s3 = boto3.client('s3', endpoint_url='${gw.endpoint}', region_name='us-east-1',
+                  aws_access_key_id='${UPLOADER.accessKeyId}', aws_secret_access_key='${UPLOADER.secretAccessKey}')
+print(json.dumps(s3.generate_presigned_post('web', 'uploads/sigv2-form-${python}-\${filename}')))`;
+      const { url, fields } = JSON.parse((await run(PYTHONS[python], ['-c', program], {}, 'apt-get install python3-boto3')).stdout) as { url: string; fields: Record<string, string> };
+      expect(Object.keys(fields)).toContain('AWSAccessKeyId');
+      const file = join(work, 'form.txt');
+      writeFileSync(file, 'posted with a SigV2 policy');
+      const form = [...Object.entries(fields).flatMap(([name, value]) => ['--form-string', `${name}=${value}`]), '-F', `file=@${file}`];
+      const out = await run('curl', ['-sS', '-o', '-', '-w', '\n%{http_code}', ...form, url], {}, 'apt-get install curl');
+      expect(out.stdout.slice(out.stdout.lastIndexOf('\n') + 1)).toBe('204');
+      expect(await readText(backends.direct.rgw, 'data', `browsers/uploads/sigv2-form-${python}-form.txt`)).toBe('posted with a SigV2 policy');
     });
 
     it('a SigV2 link for a write is refused and stores nothing', async () => {

@@ -1,7 +1,7 @@
 import type { Config, Scope } from '../config/types';
 import { S3Error, accessDenied } from '../errors';
 import type { ProxyRequest } from '../http';
-import { hmac, timingSafeEqual, toHex } from '../bytes';
+import { hmac, hmacSha1, timingSafeEqual, toBase64, toHex } from '../bytes';
 import { checkService, parseAmzDate, parseSignedRequest, signingKey, verifySignature, type SignedRequestInfo, type VerifiedSignature } from '../sigv4';
 import { isSigV2Query, parseSigV2Query, verifySigV2 } from '../sigv2';
 
@@ -143,28 +143,38 @@ export async function sessionKey(
 /**
  * The signer of a browser form upload (presigned POST), from the form's fields (lower-case names): the
  * policy's SigV4 signature (`x-amz-algorithm`, `x-amz-credential`, `x-amz-date`, `x-amz-signature`, and
- * `x-amz-security-token` for a temporary credential) verified over the base64 policy. A form with neither
- * policy nor signature is anonymous; a SigV2 form (`AWSAccessKeyId`) is refused, as every SigV2 write is.
- * The policy's conditions are checked by the operation (auth/post-policy.ts), the key authorized in core/auth.
+ * `x-amz-security-token` for a temporary credential) verified over the base64 policy, or its SigV2 one
+ * (`AWSAccessKeyId`, `signature`), which boto3's `generate_presigned_post` makes by default. Both sign the
+ * policy and nothing else, so SigV2's gaps in a request's signature do not apply to a form: what may be
+ * stored is what the policy's conditions allow either way. A form with neither policy nor signature is
+ * anonymous. The policy's conditions are checked by the operation (auth/post-policy.ts), the key
+ * authorized in core/auth.
  *
- * @throws S3Error InvalidRequest (SigV2), InvalidArgument (fields missing), AuthorizationQueryParametersError
- *   (malformed credential or date), InvalidAccessKeyId, InvalidToken, SignatureDoesNotMatch.
+ * @throws S3Error InvalidRequest (SigV2 with `sigv2_presigned_urls = false`, another algorithm),
+ *   InvalidArgument (fields missing), AuthorizationQueryParametersError (malformed credential or date),
+ *   InvalidAccessKeyId, InvalidToken, SignatureDoesNotMatch.
  */
 export async function authenticatePostForm(fields: ReadonlyMap<string, string>, config: Config, now: number, unseal?: SessionUnsealer): Promise<Identity> {
+  const sigv2 = fields.has('awsaccesskeyid') && !fields.has('x-amz-algorithm');
+  if (sigv2 && config.sigv2PresignedUrls === false) throw new S3Error('InvalidRequest', SIGV4_ONLY);
+  const signatureField = sigv2 ? 'signature' : 'x-amz-signature';
   const policy = fields.get('policy');
-  const signature = fields.get('x-amz-signature');
-  if (fields.has('awsaccesskeyid') && !fields.has('x-amz-algorithm')) throw new S3Error('InvalidRequest', SIGV4_ONLY);
+  const signature = fields.get(signatureField);
   if (policy === undefined && signature === undefined) return ANONYMOUS;
-  const missing = ['policy', 'x-amz-algorithm', 'x-amz-credential', 'x-amz-date', 'x-amz-signature'].filter((f) => !fields.get(f));
+  const required = sigv2 ? ['policy', 'awsaccesskeyid', 'signature'] : ['policy', 'x-amz-algorithm', 'x-amz-credential', 'x-amz-date', 'x-amz-signature'];
+  const missing = required.filter((f) => !fields.get(f));
   if (missing.length > 0) throw new S3Error('InvalidArgument', `Bucket POST must contain the fields ${missing.join(', ')} to be signed`);
-  if (fields.get('x-amz-algorithm') !== 'AWS4-HMAC-SHA256') throw new S3Error('InvalidRequest', SIGV4_ONLY);
-  const scope = postCredential(fields.get('x-amz-credential') as string, fields.get('x-amz-date') as string);
+  if (!sigv2 && fields.get('x-amz-algorithm') !== 'AWS4-HMAC-SHA256') throw new S3Error('InvalidRequest', SIGV4_ONLY);
+  const scope = sigv2 ? undefined : postCredential(fields.get('x-amz-credential') as string, fields.get('x-amz-date') as string);
+  const accessKeyId = scope?.accessKeyId ?? (fields.get('awsaccesskeyid') as string);
   const token = fields.get('x-amz-security-token');
-  const { secret, principal } = token ? await sessionKey(token, scope.accessKeyId, now, unseal) : longLivedKey(scope.accessKeyId, config);
-  const expected = toHex(hmac(signingKey(secret, scope.date, scope.region, 's3'), policy as string));
+  const { secret, principal } = token ? await sessionKey(token, accessKeyId, now, unseal) : longLivedKey(accessKeyId, config);
+  const expected = scope === undefined
+    ? toBase64(await hmacSha1(secret, policy as string))
+    : toHex(hmac(signingKey(secret, scope.date, scope.region, 's3'), policy as string));
   if (!timingSafeEqual(expected, signature as string)) {
     throw new S3Error('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.', {
-      AWSAccessKeyId: scope.accessKeyId,
+      AWSAccessKeyId: accessKeyId,
       StringToSign: policy as string,
       SignatureProvided: signature as string,
     });

@@ -3,8 +3,8 @@
  * the form's fields as S3 does. Conditions name fields case-insensitively (`$Content-Type`) and are exact
  * matches (`{"acl": "private"}`, `["eq", "$key", "a.txt"]`), prefixes (`["starts-with", "$key", "uploads/"]`,
  * where `""` allows any value) or the file's size (`["content-length-range", min, max]`). Every field the
- * form sends must be named by a condition, except the signature, the policy itself, the file and `x-ignore-*`
- * fields. (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html)
+ * form sends must be named by a condition, except the signature (and a SigV2 form's access key id), the
+ * policy itself, the file and `x-ignore-*` fields. (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html)
  */
 import { fromBase64, fromUtf8 } from '../bytes';
 import { S3Error, accessDenied } from '../errors';
@@ -28,8 +28,8 @@ export interface SizeRange {
 const invalidPolicy = (why: string): S3Error => new S3Error('InvalidPolicyDocument', `Invalid Policy: ${why}`);
 const policyRefusal = (why: string): S3Error => accessDenied(`Invalid according to Policy: ${why}`);
 
-/** Fields that need no condition (S3's list). */
-const UNCONDITIONED = new Set(['x-amz-signature', 'file', 'policy']);
+/** Fields that need no condition (S3's lists for SigV4 and SigV2 forms). */
+const UNCONDITIONED = new Set(['x-amz-signature', 'file', 'policy', 'awsaccesskeyid', 'signature']);
 
 /**
  * Decodes and parses the base64 policy document.

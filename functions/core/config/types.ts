@@ -182,7 +182,8 @@ export interface Config {
   readonly virtualHostDomains?: readonly string[];
   /**
    * `sigv2_presigned_urls`: false refuses SigV2 query authentication (`AWSAccessKeyId`, `Expires`,
-   * `Signature`); absent or true accepts it for GetObject and HeadObject only.
+   * `Signature`) and SigV2 form policies; absent or true accepts links for GetObject and HeadObject only,
+   * and form policies as SigV4 ones.
    */
   readonly sigv2PresignedUrls?: boolean;
   /** Present when the deployment maps client paths onto virtual buckets (core/path-mapping.ts). */

@@ -4,7 +4,7 @@ import { parseConfig } from '../../../functions/core/config/parse';
 import { Gateway } from '../../../functions/core/gateway';
 import type { BackendClient, Dispatch, ProxyRequest } from '../../../functions/core/http';
 import { importSessionKey, sealSession } from '../../../functions/core/sts';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { azuriteOptions, bucketToml, credentialToml, fieldsToml, s3Options } from '../../support/config-toml';
 
 /**
@@ -121,6 +121,35 @@ describe('PostObject (presigned POST) in the core', () => {
   ])('GIVEN %s WHEN posted THEN it is refused before any backend is reached', async (_, parts, code) => {
     const dispatch = await gateway.handle(post('/uploads', formBody([...(await parts()), file('x')])));
     expect(errorOf(dispatch).code).toBe(code);
+  });
+
+  /** A SigV2 form's fields as boto3's `generate_presigned_post` makes them by default: the policy's base64 HMAC-SHA1. */
+  const sigv2Fields = (key: string, conditions: unknown[] = [{ bucket: 'uploads' }, ['starts-with', '$key', 'incoming/']]): Record<string, string> => {
+    const policy = Buffer.from(JSON.stringify({ expiration: new Date(Date.now() + 300_000).toISOString(), conditions })).toString('base64');
+    const signature = createHmac('sha1', WRITER.secretAccessKey).update(policy).digest('base64');
+    return { key, AWSAccessKeyId: WRITER.accessKeyId, policy, signature };
+  };
+  const sigv2Form = (fields: Record<string, string>): Part[] => Object.entries(fields).map(([name, value]) => ({ name, value }));
+
+  it('GIVEN a SigV2 policy (boto3\'s default) WHEN posted THEN it is verified like a SigV4 one and the file is PUT', async () => {
+    const dispatch = await gateway.handle(post('/uploads', formBody([...sigv2Form(sigv2Fields('incoming/${filename}')), file('sigv2 form')])));
+    if (dispatch.kind !== 'forward') throw new Error(`expected a forward, got ${JSON.stringify(errorOf(dispatch))}`);
+    expect(dispatch.request.url).toBe('http://backend.test:9000/data/incoming/hello.txt');
+    expect(await readAll(dispatch.request.body as ReadableStream<Uint8Array>)).toBe('sigv2 form');
+  });
+
+  it.each([
+    ['a signature over another policy', () => sigv2Form({ ...sigv2Fields('incoming/a.txt'), signature: sigv2Fields('incoming/a.txt', []).signature }), 'SignatureDoesNotMatch'],
+    ['no signature', () => sigv2Form(sigv2Fields('incoming/a.txt')).filter((p) => p.name !== 'signature'), 'InvalidArgument'],
+    ['a key outside the policy', () => sigv2Form(sigv2Fields('elsewhere/a.txt')), 'AccessDenied'],
+    ['an unknown access key', () => sigv2Form({ ...sigv2Fields('incoming/a.txt'), AWSAccessKeyId: 'AKIAUNKNOWN000000000' }), 'InvalidAccessKeyId'],
+  ])('GIVEN a SigV2 form with %s WHEN posted THEN it is refused', async (_, parts, code) => {
+    expect(errorOf(await gateway.handle(post('/uploads', formBody([...parts(), file('x')])))).code).toBe(code);
+  });
+
+  it('GIVEN sigv2_presigned_urls = false WHEN a SigV2 form is posted THEN 400 InvalidRequest', async () => {
+    const v4Only = new Gateway(parseConfig(`sigv2_presigned_urls = false\n${CONFIG}`), { client: noNetwork });
+    expect(errorOf(await v4Only.handle(post('/uploads', formBody([...sigv2Form(sigv2Fields('incoming/a.txt')), file('x')]))))).toEqual({ status: 400, code: 'InvalidRequest' });
   });
 
   it('GIVEN a policy for one bucket WHEN posted to another THEN AccessDenied', async () => {
