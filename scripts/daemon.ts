@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
 
 /**
  * A local server run as a child process (s3rver, Azurite, the GCS emulator): started, awaited until it
@@ -58,10 +59,18 @@ function listeningPort(child: ChildProcess, options: DaemonOptions): Promise<num
       // Keep draining its output so a chatty daemon never blocks on a full pipe.
       child.stdout?.resume();
       child.stderr?.resume();
+      // A running daemon does not keep the parent alive (the parent's exit kills it): a suite whose other
+      // servers failed to start, and so never stopped this one, still ends.
+      unref(child);
       resolve(Number(match[1]));
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
     child.once('exit', onExit);
   });
+}
+
+function unref(child: ChildProcess): void {
+  child.unref();
+  for (const pipe of [child.stdout, child.stderr]) (pipe as Socket | null)?.unref();
 }
