@@ -6,8 +6,8 @@ import { startDaemon } from './daemon';
 /**
  * s3rver, the zero-setup S3 backend, in a child process. It must run under --openssl-legacy-provider (else
  * every truncated ListObjectsV2 page is a 500) and only ever on 127.0.0.1: it maps keys to file paths.
- * Its access key is always S3RVER and it checks no signatures. It runs with s3rver-copy-source.cjs, which
- * makes it decode a copy's source as S3 does.
+ * Its access key is always S3RVER and it checks no signatures. It runs with s3rver-fixes.cjs, which makes
+ * its delimiter listings and copy sources behave as S3's.
  */
 export interface S3rver {
   readonly endpoint: string;
@@ -29,8 +29,8 @@ export async function startS3rver(options: S3rverOptions = {}): Promise<S3rver> 
   const temporary = options.directory === undefined;
   const directory = options.directory ?? mkdtempSync(join(tmpdir(), 's3rver-'));
   const bin = require.resolve('s3rver/bin/s3rver.js');
-  const copySource = join(__dirname, 's3rver-copy-source.cjs');
-  const args = ['--openssl-legacy-provider', '--require', copySource, bin, '-d', directory, '-a', '127.0.0.1', '-p', String(options.port ?? 0), '--no-vhost-buckets'];
+  const fixes = join(__dirname, 's3rver-fixes.cjs');
+  const args = ['--openssl-legacy-provider', '--require', fixes, bin, '-d', directory, '-a', '127.0.0.1', '-p', String(options.port ?? 0), '--no-vhost-buckets'];
   for (const bucket of options.buckets ?? []) args.push('--configure-bucket', bucket);
   const daemon = await startDaemon(args, { name: 's3rver', listening: /listening on [^\s]*?:(\d+)/i, timeoutMs: 15_000 });
   return {

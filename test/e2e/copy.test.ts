@@ -13,7 +13,7 @@ let backends: Backends;
 let versions: { v1: string; v2: string };
 const rgw = (): S3Client => backends.direct.rgw;
 const SPECIAL = 'special/sp ace+plus%25~*#?[x]&ünï😀.txt';
-/** Every character s3rver's own `decodeURI` of a copy source leaves encoded (scripts/s3rver-copy-source.cjs). */
+/** Every character s3rver's own `decodeURI` of a copy source leaves encoded (scripts/s3rver-fixes.cjs). */
 const S3RVER_SPECIAL = 'special/a+b#c$d&e,f:g;h=i?j@k 100%.txt';
 
 beforeAll(async () => {

@@ -1,0 +1,50 @@
+'use strict';
+/**
+ * Preloaded into s3rver (scripts/s3rver.ts) to mend two of its departures from S3 that clients of the local
+ * default run into. The gateway answers as S3 does on S3 and RGW; these are s3rver's own.
+ *
+ * - A common prefix holding only deeper "directories" went missing from delimiter listings: its listing
+ *   walks the key files and skips a directory below a common prefix without noting the prefix, so
+ *   `aws s3 ls s3://b/x/` over `x/a/b/f.txt` showed no `PRE a/` (and `rclone check` missed the files).
+ *   The walk now hands on the first object inside such a directory, which the listing folds into its
+ *   common prefix as it does for any key.
+ * - It reads a copy's `x-amz-copy-source` with `decodeURI`, which leaves `%2B`, `%23`, `%24`, `%26`,
+ *   `%2C`, `%3A`, `%3B`, `%3D`, `%3F` and `%40` encoded, so it could not copy a key holding
+ *   `+ # $ & , : ; = ? @` (`aws s3 mv` of `a+b.txt` answered NoSuchKey). The header, decoded in full, is
+ *   re-encoded in the form `decodeURI` reverses. s3rver has no versioning, so a `?versionId=` is dropped.
+ */
+const fs = require('fs');
+const path = require('path');
+
+// Before the store module is loaded: it keeps the `walk` it finds when it is.
+const utils = require('s3rver/lib/utils');
+const OBJECT_FILE = '._S3rver_object';
+
+utils.walk = function* walk(dir, recurseFilter) {
+  for (const name of fs.readdirSync(dir)) {
+    const filePath = path.posix.join(dir, name);
+    if (!fs.statSync(filePath).isDirectory()) yield filePath;
+    else if (!recurseFilter || recurseFilter(filePath)) yield* walk(filePath, recurseFilter);
+    else {
+      const first = firstObject(filePath);
+      if (first !== undefined) yield first;
+    }
+  }
+};
+
+function firstObject(dir) {
+  for (const filePath of utils.walk(dir)) if (filePath.endsWith(OBJECT_FILE)) return filePath;
+  return undefined;
+}
+
+const objects = require('s3rver/lib/controllers/object');
+const putObjectCopy = objects.putObjectCopy;
+objects.putObjectCopy = function copyWithFullyDecodedSource(ctx) {
+  const path = ctx.headers['x-amz-copy-source'].split('?')[0];
+  try {
+    ctx.headers['x-amz-copy-source'] = path.split('/').map((part) => encodeURI(decodeURIComponent(part))).join('/');
+  } catch {
+    // Not valid percent-encoding: left for s3rver to refuse as it always has.
+  }
+  return putObjectCopy.call(this, ctx);
+};
