@@ -1,7 +1,7 @@
 'use strict';
 /**
- * Preloaded into s3rver (scripts/s3rver.ts) to mend two of its departures from S3 that clients of the local
- * default run into. The gateway answers as S3 does on S3 and RGW; these are s3rver's own.
+ * Preloaded into s3rver (scripts/s3rver.ts) to mend three of its departures from S3 that clients of the
+ * local default run into. The gateway answers as S3 does on S3 and RGW; these are s3rver's own.
  *
  * - A common prefix holding only deeper "directories" went missing from delimiter listings: its listing
  *   walks the key files and skips a directory below a common prefix without noting the prefix, so
@@ -12,6 +12,8 @@
  *   `%2C`, `%3A`, `%3B`, `%3D`, `%3F` and `%40` encoded, so it could not copy a key holding
  *   `+ # $ & , : ; = ? @` (`aws s3 mv` of `a+b.txt` answered NoSuchKey). The header, decoded in full, is
  *   re-encoded in the form `decodeURI` reverses. s3rver has no versioning, so a `?versionId=` is dropped.
+ * - It reads a suffix range (`bytes=-N`, the last N bytes, as readers of file footers ask) as `bytes=0-N`.
+ *   The range is turned into the absolute one S3 would serve, from the object's size.
  */
 const fs = require('fs');
 const path = require('path');
@@ -48,3 +50,22 @@ objects.putObjectCopy = function copyWithFullyDecodedSource(ctx) {
   }
   return putObjectCopy.call(this, ctx);
 };
+
+const getObject = objects.getObject;
+objects.getObject = async function getWithSuffixRanges(ctx) {
+  const suffix = /^bytes=-(\d+)$/.exec(ctx.headers.range ?? '');
+  if (suffix !== null) {
+    const size = await objectSize(ctx.store, ctx.params.bucket, ctx.params.key);
+    // Unknown objects keep their range: s3rver answers NoSuchKey before reading it.
+    if (size !== undefined) ctx.headers.range = `bytes=${Math.max(0, size - Number(suffix[1]))}-`;
+  }
+  return getObject.call(this, ctx);
+};
+
+async function objectSize(store, bucket, key) {
+  try {
+    return (await fs.promises.stat(store.getResourcePath(bucket, key, 'object'))).size;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,12 +1,12 @@
-import { CopyObjectCommand, ListObjectsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, GetObjectCommand, ListObjectsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { jsClient } from '../support/clients';
 import { readText } from '../e2e/fixtures';
 
 /**
- * The s3rver that `npm start` and the suites run answers two things as S3 does that s3rver alone does not
- * (scripts/s3rver-fixes.cjs): delimiter listings over folders that hold only deeper folders, and copies of
- * keys with the characters `decodeURI` leaves encoded.
+ * The s3rver that `npm start` and the suites run answers three things as S3 does that s3rver alone does
+ * not (scripts/s3rver-fixes.cjs): delimiter listings over folders that hold only deeper folders, copies of
+ * keys with the characters `decodeURI` leaves encoded, and suffix ranges.
  */
 let s3rver: S3rver;
 let s3: S3Client;
@@ -51,5 +51,15 @@ describe('copies', () => {
     await s3.send(new PutObjectCommand({ Bucket: 'b', Key: key, Body: 'special' }));
     await s3.send(new CopyObjectCommand({ Bucket: 'b', Key: 'special/copy.txt', CopySource: encodeURIComponent(`b/${key}`).replace(/%2F/g, '/') }));
     expect(await readText(s3, 'b', 'special/copy.txt')).toBe('special');
+  });
+});
+
+describe('suffix ranges', () => {
+  it('serve the last N bytes, all of a shorter object, and refuse the last 0', async () => {
+    const get = (range: string) => s3.send(new GetObjectCommand({ Bucket: 'b', Key: 'top/file.txt', Range: range }));
+    const last = await get('bytes=-4');
+    expect([last.ContentRange, await last.Body?.transformToString()]).toEqual(['bytes 8-11/12', '.txt']);
+    expect((await get('bytes=-100')).ContentRange).toBe('bytes 0-11/12');
+    await expect(get('bytes=-0')).rejects.toMatchObject({ name: 'InvalidRange' });
   });
 });
