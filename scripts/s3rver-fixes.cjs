@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Preloaded into s3rver (scripts/s3rver.ts) to mend three of its departures from S3 that clients of the
+ * Preloaded into s3rver (scripts/s3rver.ts) to mend four of its departures from S3 that clients of the
  * local default run into. The gateway answers as S3 does on S3 and RGW; these are s3rver's own.
  *
  * - A common prefix holding only deeper "directories" went missing from delimiter listings: its listing
@@ -14,6 +14,9 @@
  *   re-encoded in the form `decodeURI` reverses. s3rver has no versioning, so a `?versionId=` is dropped.
  * - It reads a suffix range (`bytes=-N`, the last N bytes, as readers of file footers ask) as `bytes=0-N`.
  *   The range is turned into the absolute one S3 would serve, from the object's size.
+ * - It has no UploadPartCopy, with which aws-cli, boto3 and rclone copy an object over their multipart
+ *   threshold (8 MiB) inside a store, so `aws s3 cp s3://b/big s3://b/copy` failed. A part copy is served
+ *   here from s3rver's own store: the source's range read, and written as the part.
  */
 const fs = require('fs');
 const path = require('path');
@@ -40,6 +43,36 @@ function firstObject(dir) {
 }
 
 const objects = require('s3rver/lib/controllers/object');
+const router = require('s3rver/lib/routes');
+const S3Error = require('s3rver/lib/models/error');
+
+/** `/bucket/key` or `bucket/key`, percent-encoded, without its query: bucket and key decoded. */
+function bucketAndKey(encodedPath) {
+  const [bucket, ...key] = encodedPath.split('?')[0].replace(/^\//, '').split('/').map(decodeURIComponent);
+  return { bucket, key: key.join('/') };
+}
+
+// s3rver's router refuses a part copy before any controller runs, so it is answered ahead of the router.
+const routes = router.routes.bind(router);
+router.routes = function routesWithPartCopies() {
+  const dispatch = routes();
+  return (ctx, next) => {
+    const partCopy = ctx.method === 'PUT' && ctx.query.uploadId && ctx.query.partNumber && 'x-amz-copy-source' in ctx.headers;
+    return partCopy ? uploadPartCopy(ctx) : dispatch(ctx, next);
+  };
+};
+
+async function uploadPartCopy(ctx) {
+  const target = bucketAndKey(ctx.path);
+  const source = bucketAndKey(ctx.headers['x-amz-copy-source']);
+  const range = /^bytes=(\d+)-(\d+)$/.exec(ctx.headers['x-amz-copy-source-range'] ?? '');
+  const object = await ctx.store.getObject(source.bucket, source.key, range ? { start: Number(range[1]), end: Number(range[2]) } : undefined);
+  if (!object) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: source.key });
+  if (!object.content) throw new S3Error('InvalidRange', 'The requested range is not satisfiable');
+  const { md5 } = await ctx.store.putPart(target.bucket, ctx.query.uploadId, ctx.query.partNumber, object.content);
+  ctx.body = { CopyPartResult: { LastModified: new Date().toISOString(), ETag: `"${md5}"` } };
+}
+
 const putObjectCopy = objects.putObjectCopy;
 objects.putObjectCopy = function copyWithFullyDecodedSource(ctx) {
   const path = ctx.headers['x-amz-copy-source'].split('?')[0];

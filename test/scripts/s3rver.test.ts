@@ -1,12 +1,22 @@
-import { CopyObjectCommand, GetObjectCommand, ListObjectsCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  ListObjectsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  UploadPartCopyCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { jsClient } from '../support/clients';
 import { readText } from '../e2e/fixtures';
 
 /**
- * The s3rver that `npm start` and the suites run answers three things as S3 does that s3rver alone does
+ * The s3rver that `npm start` and the suites run answers four things as S3 does that s3rver alone does
  * not (scripts/s3rver-fixes.cjs): delimiter listings over folders that hold only deeper folders, copies of
- * keys with the characters `decodeURI` leaves encoded, and suffix ranges.
+ * keys with the characters `decodeURI` leaves encoded, suffix ranges, and part copies.
  */
 let s3rver: S3rver;
 let s3: S3Client;
@@ -61,5 +71,31 @@ describe('suffix ranges', () => {
     expect([last.ContentRange, await last.Body?.transformToString()]).toEqual(['bytes 8-11/12', '.txt']);
     expect((await get('bytes=-100')).ContentRange).toBe('bytes 0-11/12');
     await expect(get('bytes=-0')).rejects.toMatchObject({ name: 'InvalidRange' });
+  });
+});
+
+describe('part copies (UploadPartCopy)', () => {
+  it('copy ranges of a source into the parts of an upload, as aws-cli copies a large object', async () => {
+    const source = 'parts/source+1.bin';
+    const body = Buffer.alloc(6 << 20, 7);
+    body.write('the end', body.length - 7);
+    await s3.send(new PutObjectCommand({ Bucket: 'b', Key: source, Body: body }));
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'b', Key: 'parts/copy.bin' }));
+    const copySource = encodeURIComponent(`b/${source}`).replace(/%2F/g, '/');
+    const ranges = [`bytes=0-${(5 << 20) - 1}`, `bytes=${5 << 20}-${body.length - 1}`];
+    const parts = [];
+    for (const [i, range] of ranges.entries()) {
+      const out = await s3.send(new UploadPartCopyCommand({ Bucket: 'b', Key: 'parts/copy.bin', UploadId, PartNumber: i + 1, CopySource: copySource, CopySourceRange: range }));
+      expect(out.CopyPartResult?.ETag).toMatch(/^"[0-9a-f]{32}"$/);
+      parts.push({ PartNumber: i + 1, ETag: out.CopyPartResult?.ETag });
+    }
+    await s3.send(new CompleteMultipartUploadCommand({ Bucket: 'b', Key: 'parts/copy.bin', UploadId, MultipartUpload: { Parts: parts } }));
+    const copied = Buffer.from(await (await s3.send(new GetObjectCommand({ Bucket: 'b', Key: 'parts/copy.bin' }))).Body!.transformToByteArray());
+    expect(copied.equals(body)).toBe(true);
+  });
+
+  it('answer NoSuchKey for a source that does not exist', async () => {
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'b', Key: 'parts/none.bin' }));
+    await expect(s3.send(new UploadPartCopyCommand({ Bucket: 'b', Key: 'parts/none.bin', UploadId, PartNumber: 1, CopySource: 'b/parts/missing.bin' }))).rejects.toMatchObject({ name: 'NoSuchKey' });
   });
 });
