@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Preloaded into s3rver (scripts/s3rver.ts) to mend four of its departures from S3 that clients of the
+ * Preloaded into s3rver (scripts/s3rver.ts) to mend five of its departures from S3 that clients of the
  * local default run into. The gateway answers as S3 does on S3 and RGW; these are s3rver's own.
  *
  * - A common prefix holding only deeper "directories" went missing from delimiter listings: its listing
@@ -17,6 +17,9 @@
  * - It has no UploadPartCopy, with which aws-cli, boto3 and rclone copy an object over their multipart
  *   threshold (8 MiB) inside a store, so `aws s3 cp s3://b/big s3://b/copy` failed. A part copy is served
  *   here from s3rver's own store: the source's range read, and written as the part.
+ * - DeleteObjects deleted its keys all at once, and each deletion removes the folders it leaves empty, so
+ *   two keys in one folder raced (500, `ENOTEMPTY` or `ENOENT`) and boto3's `objects.delete()` needed a
+ *   retry. Deletions now run one at a time.
  */
 const fs = require('fs');
 const path = require('path');
@@ -41,6 +44,15 @@ function firstObject(dir) {
   for (const filePath of utils.walk(dir)) if (filePath.endsWith(OBJECT_FILE)) return filePath;
   return undefined;
 }
+
+const FilesystemStore = require('s3rver/lib/stores/filesystem');
+const deleteObject = FilesystemStore.prototype.deleteObject;
+let deletions = Promise.resolve();
+FilesystemStore.prototype.deleteObject = function deleteOneAtATime(bucket, key) {
+  const deletion = deletions.then(() => deleteObject.call(this, bucket, key));
+  deletions = deletion.catch(() => undefined);
+  return deletion;
+};
 
 const objects = require('s3rver/lib/controllers/object');
 const router = require('s3rver/lib/routes');

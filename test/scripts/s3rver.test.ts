@@ -2,6 +2,7 @@ import {
   CompleteMultipartUploadCommand,
   CopyObjectCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   ListObjectsCommand,
   ListObjectsV2Command,
@@ -14,9 +15,10 @@ import { jsClient } from '../support/clients';
 import { readText } from '../e2e/fixtures';
 
 /**
- * The s3rver that `npm start` and the suites run answers four things as S3 does that s3rver alone does
+ * The s3rver that `npm start` and the suites run answers five things as S3 does that s3rver alone does
  * not (scripts/s3rver-fixes.cjs): delimiter listings over folders that hold only deeper folders, copies of
- * keys with the characters `decodeURI` leaves encoded, suffix ranges, and part copies.
+ * keys with the characters `decodeURI` leaves encoded, suffix ranges, part copies, and batch deletes of
+ * keys that share a folder.
  */
 let s3rver: S3rver;
 let s3: S3Client;
@@ -97,5 +99,15 @@ describe('part copies (UploadPartCopy)', () => {
   it('answer NoSuchKey for a source that does not exist', async () => {
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'b', Key: 'parts/none.bin' }));
     await expect(s3.send(new UploadPartCopyCommand({ Bucket: 'b', Key: 'parts/none.bin', UploadId, PartNumber: 1, CopySource: 'b/parts/missing.bin' }))).rejects.toMatchObject({ name: 'NoSuchKey' });
+  });
+});
+
+describe('batch deletes (DeleteObjects)', () => {
+  it('delete many keys of one folder in one request, the first time', async () => {
+    const keys = Array.from({ length: 30 }, (_, i) => `batch/dir/k${i}`);
+    for (const key of keys) await s3.send(new PutObjectCommand({ Bucket: 'b', Key: key, Body: 'x' }));
+    const out = await s3.send(new DeleteObjectsCommand({ Bucket: 'b', Delete: { Objects: keys.map((Key) => ({ Key })) } }));
+    expect(out.Deleted).toHaveLength(30);
+    expect((await s3.send(new ListObjectsV2Command({ Bucket: 'b', Prefix: 'batch/' }))).KeyCount).toBe(0);
   });
 });
