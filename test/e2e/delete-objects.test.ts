@@ -32,8 +32,8 @@ describe.each(TRANSPORT_RUNTIMES)('DeleteObjects (%s runtime)', (runtime) => {
 
   it('deletes on both backends and reports each key', async () => {
     for (const [bucket, backendBucket, client] of [['strict', 'data', rgw()], ['private', 'private', backends.direct.s3rver]] as const) {
-      // s3rver deletes a batch concurrently and races removing the emptied directory (a 500): one key per directory.
-      const keys = [`batch-a/${runtime}.txt`, `batch-b/${runtime}.txt`, `batch-c/${runtime} sp ace&<amp>'"ü.txt`];
+      // Keys of one folder: s3rver by itself raced deleting them (a 500; scripts/s3rver-fixes.cjs).
+      const keys = [`batch/${runtime}/a.txt`, `batch/${runtime}/b.txt`, `batch/${runtime}/sp ace&<amp>'"ü.txt`];
       await seed(client, backendBucket, keys);
       const out = await del(fx.admin, bucket, keys);
       expect(out.Deleted?.map((d) => d.Key).sort()).toEqual([...keys].sort());
