@@ -87,9 +87,9 @@ async function uploadPartCopy(ctx) {
 
 const putObjectCopy = objects.putObjectCopy;
 objects.putObjectCopy = function copyWithFullyDecodedSource(ctx) {
-  const path = ctx.headers['x-amz-copy-source'].split('?')[0];
   try {
-    ctx.headers['x-amz-copy-source'] = path.split('/').map((part) => encodeURI(decodeURIComponent(part))).join('/');
+    const { bucket, key } = bucketAndKey(ctx.headers['x-amz-copy-source']);
+    ctx.headers['x-amz-copy-source'] = encodeURI(`${bucket}/${key}`);
   } catch {
     // Not valid percent-encoding: left for s3rver to refuse as it always has.
   }
