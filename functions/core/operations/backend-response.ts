@@ -16,7 +16,7 @@ import type { BucketContext } from '../context';
 /** The bucket's store when it is an S3 backend; multipart and batch delete exist only there (spec rule 8). */
 export function s3StoreOf(ctx: BucketContext, operation: string): S3Store {
   if (ctx.store instanceof S3Store) return ctx.store;
-  throw notImplemented(`${operation} on a ${ctx.bucket.backend.type} backend`);
+  throw notImplemented(`${operation} on a bucket with backend_type "${ctx.bucket.backend.type}"`);
 }
 
 /** The backend's answer as it is: status, headers (with the gateway's request id) and body. */
