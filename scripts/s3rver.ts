@@ -6,8 +6,8 @@ import { startDaemon } from './daemon';
 /**
  * s3rver, the zero-setup S3 backend, in a child process. It must run under --openssl-legacy-provider (else
  * every truncated ListObjectsV2 page is a 500) and only ever on 127.0.0.1: it maps keys to file paths.
- * Its access key is always S3RVER and it checks no signatures. It runs with s3rver-fixes.cjs, which makes
- * its delimiter listings and copy sources behave as S3's.
+ * Its access key is always S3RVER and it checks no signatures. It runs with s3rver-fixes.cjs preloaded,
+ * which mends the departures from S3 that it lists (listings, copies, suffix ranges, batch deletes).
  */
 export interface S3rver {
   readonly endpoint: string;

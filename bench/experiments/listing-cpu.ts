@@ -4,11 +4,12 @@
  * measure the whole exchange on a noisy machine; this isolates the part the gateway's own code decides, so a
  * change to the reader or the writer shows in microseconds.
  *
- *   npx tsx bench/experiments/listing-cpu.ts [rounds] [s3|azure|azure-parser]
+ *   npx tsx bench/experiments/listing-cpu.ts [rounds] [s3|azure|azure-parser|s3-parts]
  *
  * `s3`: an RGW-shaped page through readS3ListingBody. `azure`: a List Blobs page in the form Azure writes it
  * through readBlobListBody; `azure-parser` reads the same page the way the gateway did before its scanner (the
- * whole document, then the general parser), for an A/B in one process.
+ * whole document, then the general parser), for an A/B in one process. `s3-parts`: the S3 page's reading and
+ its writing timed apart.
  */
 import { parseBlobList, readBlobListBody } from '../../functions/core/backends/azure/listing';
 import { toListPage, type BackendListPage } from '../../functions/core/backends/listing';
@@ -66,6 +67,7 @@ const PARAMS: ListParams = { prefix: 'list/', maxKeys: 1000, fetchOwner: false }
 const CTX = { requestId: 'REQ', query: { get: (name: string) => (name === 'encoding-type' ? 'url' : undefined) } } as unknown as RequestContext;
 
 type Store = 's3' | 'azure' | 'azure-parser';
+type Mode = Store | 's3-parts';
 
 /** The page as the store's reader gives it to the listing (an Azure page through the same merge the store does). */
 async function readPage(store: Store, bytes: Uint8Array): Promise<ListPage | undefined> {
@@ -82,22 +84,35 @@ async function onePage(store: Store, bytes: Uint8Array): Promise<number> {
   return body instanceof Uint8Array ? body.byteLength : String(body).length;
 }
 
+/** CPU per call of `work` (µs) in `rounds` rounds of 300 calls after 200 to warm up, sorted. */
+async function cpuPerCall(rounds: number, work: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < 200; i++) await work();
+  const perCall: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const calls = 300;
+    const start = process.cpuUsage();
+    for (let i = 0; i < calls; i++) await work();
+    const used = process.cpuUsage(start);
+    perCall.push((used.user + used.system) / calls);
+  }
+  return perCall.sort((a, b) => a - b);
+}
+
+function report(label: string, perCall: readonly number[]): void {
+  console.log(`${label}: CPU per page (µs), rounds sorted: ${perCall.map((v) => v.toFixed(0)).join(' ')}; median ${perCall[perCall.length >> 1].toFixed(0)}`);
+}
+
 async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 5);
-  const store = (process.argv[3] ?? 's3') as Store;
-  if (!['s3', 'azure', 'azure-parser'].includes(store)) throw new Error(`unknown store ${store}: s3, azure or azure-parser`);
-  const bytes = store === 's3' ? rgwPage() : azurePage();
-  for (let i = 0; i < 200; i++) await onePage(store, bytes);
-  const perPage: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const pages = 300;
-    const start = process.cpuUsage();
-    for (let i = 0; i < pages; i++) await onePage(store, bytes);
-    const used = process.cpuUsage(start);
-    perPage.push((used.user + used.system) / pages);
-  }
-  perPage.sort((a, b) => a - b);
-  console.log(`${store}: ${(bytes.length / 1024).toFixed(0)} KiB page, ${KEYS} keys: CPU per page (µs), rounds sorted: ${perPage.map((v) => v.toFixed(0)).join(' ')}; median ${perPage[perPage.length >> 1].toFixed(0)}`);
+  const mode = (process.argv[3] ?? 's3') as Mode;
+  if (!['s3', 'azure', 'azure-parser', 's3-parts'].includes(mode)) throw new Error(`unknown mode ${mode}: s3, azure, azure-parser or s3-parts`);
+  const bytes = mode === 's3' || mode === 's3-parts' ? rgwPage() : azurePage();
+  const size = `${(bytes.length / 1024).toFixed(0)} KiB page, ${KEYS} keys`;
+  if (mode !== 's3-parts') return report(`${mode}: ${size}`, await cpuPerCall(rounds, () => onePage(mode, bytes)));
+  const page = await readPage('s3', bytes);
+  if (page === undefined) throw new Error('the page was not read');
+  report(`s3 reading: ${size}`, await cpuPerCall(rounds, () => readPage('s3', bytes)));
+  report(`s3 writing: ${size}`, await cpuPerCall(rounds, async () => renderListing(CTX, 'bench', 2, PARAMS, page)));
 }
 
 void main();

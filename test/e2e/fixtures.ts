@@ -73,6 +73,11 @@ export async function codeOf(promise: Promise<unknown>): Promise<string | undefi
   }
 }
 
+/** An `x-amz-copy-source` as the SDKs send one: bucket and key percent-encoded, `/` kept. */
+export function copySource(bucket: string, key: string): string {
+  return encodeURIComponent(`${bucket}/${key}`).replace(/%2F/g, '/');
+}
+
 export async function readText(client: S3Client, bucket: string, key: string, versionId?: string): Promise<string> {
   const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, VersionId: versionId }));
   return (await out.Body?.transformToString()) ?? '';

@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { jsClient } from '../support/clients';
-import { readText } from '../e2e/fixtures';
+import { copySource, readText } from '../e2e/fixtures';
 
 /**
  * The s3rver that `npm start` and the suites run answers five things as S3 does that s3rver alone does
@@ -61,7 +61,7 @@ describe('copies', () => {
   it('find a source key holding + # $ & , : ; = ? @, sent encoded as S3 expects', async () => {
     const key = 'special/a+b#c$d&e,f:g;h=i?j@k 100%.txt';
     await s3.send(new PutObjectCommand({ Bucket: 'b', Key: key, Body: 'special' }));
-    await s3.send(new CopyObjectCommand({ Bucket: 'b', Key: 'special/copy.txt', CopySource: encodeURIComponent(`b/${key}`).replace(/%2F/g, '/') }));
+    await s3.send(new CopyObjectCommand({ Bucket: 'b', Key: 'special/copy.txt', CopySource: copySource('b', key) }));
     expect(await readText(s3, 'b', 'special/copy.txt')).toBe('special');
   });
 });
@@ -83,11 +83,10 @@ describe('part copies (UploadPartCopy)', () => {
     body.write('the end', body.length - 7);
     await s3.send(new PutObjectCommand({ Bucket: 'b', Key: source, Body: body }));
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'b', Key: 'parts/copy.bin' }));
-    const copySource = encodeURIComponent(`b/${source}`).replace(/%2F/g, '/');
     const ranges = [`bytes=0-${(5 << 20) - 1}`, `bytes=${5 << 20}-${body.length - 1}`];
     const parts = [];
     for (const [i, range] of ranges.entries()) {
-      const out = await s3.send(new UploadPartCopyCommand({ Bucket: 'b', Key: 'parts/copy.bin', UploadId, PartNumber: i + 1, CopySource: copySource, CopySourceRange: range }));
+      const out = await s3.send(new UploadPartCopyCommand({ Bucket: 'b', Key: 'parts/copy.bin', UploadId, PartNumber: i + 1, CopySource: copySource('b', source), CopySourceRange: range }));
       expect(out.CopyPartResult?.ETag).toMatch(/^"[0-9a-f]{32}"$/);
       parts.push({ PartNumber: i + 1, ETag: out.CopyPartResult?.ETag });
     }

@@ -157,9 +157,8 @@ export async function sessionKey(
 export async function authenticatePostForm(fields: ReadonlyMap<string, string>, config: Config, now: number, unseal?: SessionUnsealer): Promise<Identity> {
   const sigv2 = fields.has('awsaccesskeyid') && !fields.has('x-amz-algorithm');
   if (sigv2 && config.sigv2PresignedUrls === false) throw new S3Error('InvalidRequest', SIGV4_ONLY);
-  const signatureField = sigv2 ? 'signature' : 'x-amz-signature';
   const policy = fields.get('policy');
-  const signature = fields.get(signatureField);
+  const signature = fields.get(sigv2 ? 'signature' : 'x-amz-signature');
   if (policy === undefined && signature === undefined) return ANONYMOUS;
   const required = sigv2 ? ['policy', 'awsaccesskeyid', 'signature'] : ['policy', 'x-amz-algorithm', 'x-amz-credential', 'x-amz-date', 'x-amz-signature'];
   const missing = required.filter((f) => !fields.get(f));
