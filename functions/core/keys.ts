@@ -63,12 +63,42 @@ export function decodePathComponent(raw: string): string {
  * percent-encoding (a store that ignored the parameter and lists `100%.txt` as it is).
  */
 export function decodeListedKey(value: string): string {
-  if (!value.includes('%')) return value;
+  const first = value.indexOf('%');
+  if (first < 0) return value;
+  const ascii = decodeAsciiEscapes(value, first);
+  if (ascii !== undefined) return ascii;
   try {
     return decodeURIComponent(value);
   } catch {
     return value;
   }
+}
+
+/**
+ * `value` with its escapes decoded (the first at `at`) when each is of an ASCII character, as
+ * `decodeURIComponent` decodes them; undefined for any other escape or a malformed one. A listed key's escapes
+ * are nearly all of this kind (`%2F`), and V8's `decodeURIComponent` took ~150 ns a key, a sixth of
+ * reading a 1,000-key page.
+ */
+function decodeAsciiEscapes(value: string, at: number): string | undefined {
+  let out = '';
+  let from = 0;
+  while (at >= 0) {
+    const high = hexDigit(value.charCodeAt(at + 1));
+    const low = hexDigit(value.charCodeAt(at + 2));
+    if (high < 0 || high > 7 || low < 0) return undefined;
+    out += value.slice(from, at) + String.fromCharCode(high * 16 + low);
+    from = at + 3;
+    at = value.indexOf('%', from);
+  }
+  return out + value.slice(from);
+}
+
+/** The value of a hexadecimal digit's character code, or -1 (NaN past the end of a string included). */
+function hexDigit(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  const lower = code | 0x20;
+  return lower >= 97 && lower <= 102 ? lower - 87 : -1;
 }
 
 /**

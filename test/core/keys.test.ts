@@ -1,5 +1,5 @@
 import { S3Error } from '../../functions/core/errors';
-import { decodePathComponent, encodeKey, validateKey } from '../../functions/core/keys';
+import { decodeListedKey, decodePathComponent, encodeKey, validateKey } from '../../functions/core/keys';
 
 function refusal(key: string): S3Error {
   try {
@@ -151,5 +151,44 @@ describe('decodePathComponent', () => {
   it.each(['%', '%2', '%G0', 'a%zz', '%C3', '%C0%AF', '%FF', '%ED%A0%80'])('refuses %j with 400 InvalidRequest', (raw) => {
     expect(() => decodePathComponent(raw)).toThrow(S3Error);
     expect(() => decodePathComponent(raw)).toThrow(expect.objectContaining({ code: 'InvalidRequest', status: 400 }));
+  });
+});
+
+describe('decodeListedKey: a name a store listed with encoding-type=url', () => {
+  /** What decodeListedKey answered before its ASCII fast path: decodeURIComponent, or the name as listed. */
+  function uriReading(value: string): string {
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      return value;
+    }
+  }
+
+  it.each([
+    ['no escape', 'a/b c.txt'],
+    ['encoded slashes, as RGW lists them', 'tenant%2Flist%2Fk-0001'],
+    ['lower-case hex', 'a%2fb%3a'],
+    ['an escaped percent sign', '100%25.txt'],
+    ['an escape at either end', '%2Fa%2F'],
+    ['escapes back to back', '%41%42%43'],
+    ['UTF-8 escapes', 'caf%C3%A9/%F0%9F%98%80'],
+    ['ASCII and UTF-8 escapes together', 'a%2Fcaf%C3%A9'],
+  ])('GIVEN %s THEN it decodes as decodeURIComponent does', (_, value) => {
+    expect(decodeListedKey(value)).toBe(uriReading(value));
+  });
+
+  it.each(['100%.txt', '%', 'a%2', '%G0', 'a%zz', '%C3', '%FF', '%2F%'])('GIVEN the malformed %j THEN it keeps the name as listed', (value) => {
+    expect(decodeListedKey(value)).toBe(value);
+  });
+
+  it('GIVEN random names of escapes and characters THEN each decodes as decodeURIComponent does', () => {
+    const parts = ['a', '/', ' ', '%', '%2F', '%2f', '%25', '%41', '%7F', '%80', '%C3%A9', '%e6%97%a5', '%G1', '%0', '+', 'é'];
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let n = 0; n < 5000; n++) {
+      let value = '';
+      for (let i = next() % 8; i >= 0; i--) value += parts[next() % parts.length];
+      expect({ value, decoded: decodeListedKey(value) }).toEqual({ value, decoded: uriReading(value) });
+    }
   });
 });
