@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import { staysOptimized } from '../support/optimization';
 import { decodeUtf8, hmac, importHmacKey, isAscii, sha256Hex, timingSafeEqual, toHex, uriEncode, Utf8ChunkDecoder, utf8Length, utf8Pieces } from '../../functions/core/bytes';
 
 describe('uriEncode (RFC 3986, as SigV4 requires)', () => {
@@ -95,6 +96,19 @@ describe('isAscii', () => {
       }
     }
     expect(isAscii(new Uint8Array(0))).toBe(true);
+  });
+
+  it('stays optimized when chunks of aligned whole words are followed by ragged ones, as a socket hands them', () => {
+    const buffer = new Uint8Array(4096).fill(0x61);
+    const aligned: [Uint8Array][] = [[buffer], [buffer.subarray(0, 1024)]];
+    const ragged: [Uint8Array][] = [[buffer.subarray(0, 1027)], [buffer.subarray(1, 2049)], [buffer.subarray(3, 6)], [buffer.subarray(5, 6)]];
+    // A fresh copy of the module: the spec above has already run every path of the shared one.
+    let fresh: typeof isAscii = isAscii;
+    jest.isolateModules(() => {
+      fresh = (require('../../functions/core/bytes/utf8-pieces') as { isAscii: typeof isAscii }).isAscii;
+    });
+    expect(fresh).not.toBe(isAscii);
+    expect(staysOptimized(fresh, aligned, ragged)).toBe(true);
   });
 });
 
