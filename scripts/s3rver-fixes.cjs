@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Preloaded into s3rver (scripts/s3rver.ts) to mend five of its departures from S3 that clients of the
+ * Preloaded into s3rver (scripts/s3rver.ts) to mend six of its departures from S3 that clients of the
  * local default run into. The gateway answers as S3 does on S3 and RGW; these are s3rver's own.
  *
  * - A common prefix holding only deeper "directories" went missing from delimiter listings: its listing
@@ -20,6 +20,12 @@
  * - DeleteObjects deleted its keys all at once, and each deletion removes the folders it leaves empty, so
  *   two keys in one folder raced (500, `ENOTEMPTY` or `ENOENT`) and boto3's `objects.delete()` needed a
  *   retry. Deletions now run one at a time.
+ * - It ignored `If-None-Match` and `If-Match` on PutObject and CompleteMultipartUpload, so a conditional
+ *   write overwrote what S3 refuses with 412: two writers of one lock file (`If-None-Match: *`, as
+ *   Terraform's S3 backend takes its lock) both succeeded. The conditions are checked against the stored
+ *   object before the write, as S3 answers them (412 PreconditionFailed; NoSuchKey for `If-Match` on a
+ *   missing key; 501 for an `If-None-Match` other than `*`), with one conditional write at a time, so two
+ *   of them cannot both find the key free.
  */
 const fs = require('fs');
 const path = require('path');
@@ -114,3 +120,50 @@ async function objectSize(store, bucket, key) {
     return undefined;
   }
 }
+
+let conditionalWrites = Promise.resolve();
+
+/** `write` with the object's `If-None-Match` and `If-Match` checked first, one conditional write at a time. */
+function withPreconditions(write) {
+  return function conditionalWrite(ctx) {
+    const ifNoneMatch = ctx.headers['if-none-match'];
+    const ifMatch = ctx.headers['if-match'];
+    if (ifNoneMatch === undefined && ifMatch === undefined) return write.call(this, ctx);
+    const run = conditionalWrites.then(async () => {
+      await checkPreconditions(ctx.store, ctx.params.bucket, ctx.params.key, ifNoneMatch, ifMatch);
+      return write.call(this, ctx);
+    });
+    conditionalWrites = run.catch(() => undefined);
+    return run;
+  };
+}
+
+async function checkPreconditions(store, bucket, key, ifNoneMatch, ifMatch) {
+  if (ifNoneMatch !== undefined && ifNoneMatch.trim() !== '*') {
+    throw new S3Error('NotImplemented', 'A header you provided implies functionality that is not implemented', { Header: 'If-None-Match' });
+  }
+  const etag = await storedEtag(store, bucket, key);
+  if (ifNoneMatch !== undefined && etag !== undefined) {
+    throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-None-Match' });
+  }
+  if (ifMatch === undefined) return;
+  if (etag === undefined) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: key });
+  const wanted = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, '').replace(/"/g, ''));
+  if (!wanted.includes('*') && !wanted.includes(etag)) {
+    throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-Match' });
+  }
+}
+
+/** The stored object's ETag without quotes, or undefined when there is none. */
+async function storedEtag(store, bucket, key) {
+  try {
+    return JSON.parse((await store.getMetadata(bucket, key)).etag);
+  } catch (err) {
+    if (err.code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+objects.putObject = withPreconditions(objects.putObject);
+objects.completeMultipartUpload = withPreconditions(objects.completeMultipartUpload);
+

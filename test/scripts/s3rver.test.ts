@@ -7,6 +7,7 @@ import {
   ListObjectsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
+  UploadPartCommand,
   UploadPartCopyCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -15,10 +16,10 @@ import { jsClient } from '../support/clients';
 import { copySource, readText } from '../e2e/fixtures';
 
 /**
- * The s3rver that `npm start` and the suites run answers five things as S3 does that s3rver alone does
+ * The s3rver that `npm start` and the suites run answers six things as S3 does that s3rver alone does
  * not (scripts/s3rver-fixes.cjs): delimiter listings over folders that hold only deeper folders, copies of
- * keys with the characters `decodeURI` leaves encoded, suffix ranges, part copies, and batch deletes of
- * keys that share a folder.
+ * keys with the characters `decodeURI` leaves encoded, suffix ranges, part copies, batch deletes of keys
+ * that share a folder, and conditional writes.
  */
 let s3rver: S3rver;
 let s3: S3Client;
@@ -110,3 +111,42 @@ describe('batch deletes (DeleteObjects)', () => {
     expect((await s3.send(new ListObjectsV2Command({ Bucket: 'b', Prefix: 'batch/' }))).KeyCount).toBe(0);
   });
 });
+
+describe('conditional writes (If-None-Match, If-Match)', () => {
+  const put = (Key: string, Body: string, conditions: { IfNoneMatch?: string; IfMatch?: string } = {}) =>
+    s3.send(new PutObjectCommand({ Bucket: 'b', Key, Body, ...conditions }));
+
+  it('create a key with If-None-Match: * only while it does not exist', async () => {
+    await put('cond/lock', 'first', { IfNoneMatch: '*' });
+    await expect(put('cond/lock', 'second', { IfNoneMatch: '*' })).rejects.toMatchObject({ name: 'PreconditionFailed', $metadata: { httpStatusCode: 412 } });
+    expect(await readText(s3, 'b', 'cond/lock')).toBe('first');
+  });
+
+  it('let exactly one of two writers racing for a free key with If-None-Match: * win', async () => {
+    const outcomes = await Promise.allSettled(['a', 'b', 'c'].map((body) => put('cond/race', body, { IfNoneMatch: '*' })));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.name)).toEqual(['PreconditionFailed', 'PreconditionFailed']);
+  });
+
+  it('replace a key with If-Match only when its ETag matches, and answer NoSuchKey for a missing one', async () => {
+    const { ETag } = await put('cond/doc', 'v1');
+    await expect(put('cond/doc', 'v2', { IfMatch: '"0123456789abcdef0123456789abcdef"' })).rejects.toMatchObject({ name: 'PreconditionFailed' });
+    await put('cond/doc', 'v2', { IfMatch: ETag });
+    expect(await readText(s3, 'b', 'cond/doc')).toBe('v2');
+    await expect(put('cond/missing', 'x', { IfMatch: ETag })).rejects.toMatchObject({ name: 'NoSuchKey' });
+  });
+
+  it('refuse an If-None-Match other than * with 501, as S3 does', async () => {
+    await expect(put('cond/etag', 'x', { IfNoneMatch: '"abc"' })).rejects.toMatchObject({ name: 'NotImplemented', $metadata: { httpStatusCode: 501 } });
+  });
+
+  it('hold CompleteMultipartUpload to If-None-Match: * as well', async () => {
+    await put('cond/multi', 'exists');
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'b', Key: 'cond/multi' }));
+    const { ETag } = await s3.send(new UploadPartCommand({ Bucket: 'b', Key: 'cond/multi', UploadId, PartNumber: 1, Body: 'part' }));
+    const complete = new CompleteMultipartUploadCommand({ Bucket: 'b', Key: 'cond/multi', UploadId, IfNoneMatch: '*', MultipartUpload: { Parts: [{ PartNumber: 1, ETag }] } });
+    await expect(s3.send(complete)).rejects.toMatchObject({ name: 'PreconditionFailed' });
+    expect(await readText(s3, 'b', 'cond/multi')).toBe('exists');
+  });
+});
+
