@@ -166,4 +166,3 @@ async function storedEtag(store, bucket, key) {
 
 objects.putObject = withPreconditions(objects.putObject);
 objects.completeMultipartUpload = withPreconditions(objects.completeMultipartUpload);
-
