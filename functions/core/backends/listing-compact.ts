@@ -21,7 +21,7 @@ export interface CompactEntry {
  * way; an Owner or Type holding a reference goes to the walk, which checks it.
  */
 export const COMPACT_ENTRY =
-  /<Contents><Key>([^<]*)<\/Key><LastModified>([^<]*)<\/LastModified><ETag>([^<]*)<\/ETag><Size>([0-9]+)<\/Size>(?:<Owner><ID>[^<&]*<\/ID>(?:<DisplayName>[^<&]*<\/DisplayName>)?<\/Owner>)?<StorageClass>([^<]*)<\/StorageClass>(?:<Type>[^<&]*<\/Type>)?<\/Contents>/y;
+  /<Contents><Key>([^<]*)<\/Key><LastModified>([^<]*)<\/LastModified><ETag>(?:&quot;([0-9A-Fa-f-]*)&quot;|([^<]*))<\/ETag><Size>([0-9]+)<\/Size>(?:<Owner><ID>[^<&]*<\/ID>(?:<DisplayName>[^<&]*<\/DisplayName>)?<\/Owner>)?<StorageClass>([^<]*)<\/StorageClass>(?:<Type>[^<&]*<\/Type>)?<\/Contents>/y;
 
 /** A common prefix as every S3 implementation writes it, read the same way. */
 export const COMPACT_PREFIX = /<CommonPrefixes><Prefix>([^<]*)<\/Prefix><\/CommonPrefixes>/y;
@@ -40,10 +40,11 @@ export function compactEntry(xml: string, start: number): CompactEntry | undefin
   if (m === null) return undefined;
   const key = elementText(m[1]);
   const lastModified = elementText(m[2]);
-  const etag = elementText(m[3]);
-  const storageClass = elementText(m[5]);
+  // A quoted hexadecimal ETag, as nearly every store writes it, is cut out by the expression itself.
+  const etag = m[3] !== undefined ? `"${m[3]}"` : elementText(m[4]);
+  const storageClass = elementText(m[6]);
   if (key === undefined || lastModified === undefined || etag === undefined || storageClass === undefined) return undefined;
-  return { key, lastModified, etag, size: m[4], storageClass };
+  return { key, lastModified, etag, size: m[5], storageClass };
 }
 
 const QUOT = '&quot;';

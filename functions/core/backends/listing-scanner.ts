@@ -64,10 +64,15 @@ export class ListingScanner extends PieceScanner<RawListing> {
       return true;
     }
     if (xml.startsWith('<Contents>', start)) {
-      const entry = compactEntry(xml, start);
+      let entry = compactEntry(xml, start);
       if (entry !== undefined) {
-        this.listing.contents.push(entry);
-        at.i = COMPACT_ENTRY.lastIndex;
+        // Entries come back to back: read the run here rather than one per call.
+        const contents = this.listing.contents;
+        do {
+          contents.push(entry);
+          at.i = COMPACT_ENTRY.lastIndex;
+          entry = xml.startsWith('<Contents>', at.i) ? compactEntry(xml, at.i) : undefined;
+        } while (entry !== undefined);
         return true;
       }
     } else if (xml.startsWith('<CommonPrefixes>', start)) {

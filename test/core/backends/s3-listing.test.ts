@@ -110,6 +110,29 @@ describe('scanS3Listing: hostile or unusual documents go to the parser', () => {
   });
 });
 
+describe('scanS3Listing: ETags in every form a store may write them', () => {
+  const withEtag = (etag: string): string =>
+    doc(`<Contents><Key>tenant-a%2Fk</Key><LastModified>2026-11-27T10:00:00.000Z</LastModified><ETag>${etag}</ETag><Size>1</Size><StorageClass>STANDARD</StorageClass></Contents>`);
+
+  it.each([
+    ['a quoted MD5', '&quot;9dd4e461268c8034f5c8564e155c67a6&quot;', '"9dd4e461268c8034f5c8564e155c67a6"'],
+    ['a quoted multipart ETag in capitals', '&quot;9DD4E461268C8034F5C8564E155C67A6-12&quot;', '"9DD4E461268C8034F5C8564E155C67A6-12"'],
+    ['an empty quoted ETag', '&quot;&quot;', '""'],
+    ['an Azure-like quoted one', '&quot;0x8DD0F1A2B3C0001&quot;', '"0x8DD0F1A2B3C0001"'],
+    ['one quoted with another reference inside', '&quot;a&amp;b&quot;', '"a&b"'],
+    ['one quoted with literal quotes', '"9dd4e461268c8034f5c8564e155c67a6"', '"9dd4e461268c8034f5c8564e155c67a6"'],
+    ['one without quotes', '9dd4e461268c8034f5c8564e155c67a6', '9dd4e461268c8034f5c8564e155c67a6'],
+    ['a lone quote reference', '&quot;', '"'],
+  ])('GIVEN %s THEN it reads as the parser reads it', (_name, written, etag) => {
+    const page = scanned(withEtag(written));
+    expect(page !== UNRECOGNISED && page.contents.map((c) => c.etag)).toEqual([etag]);
+  });
+
+  it('GIVEN a quoted ETag holding a reference the parser refuses THEN the scanner leaves the page to the parser', () => {
+    expect(scanS3Listing(withEtag('&quot;a&bogus;&quot;'), 'tenant-a/')).toBe(UNRECOGNISED);
+  });
+});
+
 describe('the scanner fed piece by piece, as a body arrives', () => {
   const xml = doc(entry('tenant-a%2Fa&amp;b', '<Owner><ID>o</ID><DisplayName>o</DisplayName></Owner>') + entry('tenant-a%2F%C3%BC') + '<CommonPrefixes><Prefix>tenant-a%2Fd%2F</Prefix></CommonPrefixes>') + '\n';
 
