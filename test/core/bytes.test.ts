@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
-import { staysOptimized } from '../support/optimization';
 import { decodeUtf8, hmac, importHmacKey, isAscii, sha256Hex, timingSafeEqual, toHex, uriEncode, Utf8ChunkDecoder, utf8Length, utf8Pieces } from '../../functions/core/bytes';
+import { staysOptimized } from '../support/v8-natives';
 
 describe('uriEncode (RFC 3986, as SigV4 requires)', () => {
   it('keeps the unreserved characters and returns the same string when nothing needs encoding', () => {

@@ -1,7 +1,7 @@
 import { inBucket, type RequestContext } from '../../functions/core/context';
 import type { Bucket } from '../../functions/core/config/types';
 import type { ObjectStore } from '../../functions/core/backends/store';
-import { keepsOneHiddenClass } from '../support/hidden-class';
+import { keepsOneHiddenClass } from '../support/v8-natives';
 
 const context = (i: number): RequestContext => ({ request: {}, query: {}, identity: {}, config: {}, requestId: `r${i}` }) as unknown as RequestContext;
 

@@ -1,5 +1,6 @@
 import { S3Error } from '../../functions/core/errors';
 import { decodeListedKey, decodePathComponent, encodeKey, validateKey } from '../../functions/core/keys';
+import { seededRandom } from '../support/random';
 
 function refusal(key: string): S3Error {
   try {
@@ -183,11 +184,11 @@ describe('decodeListedKey: a name a store listed with encoding-type=url', () => 
 
   it('GIVEN random names of escapes and characters THEN each decodes as decodeURIComponent does', () => {
     const parts = ['a', '/', ' ', '%', '%2F', '%2f', '%25', '%41', '%7F', '%80', '%C3%A9', '%e6%97%a5', '%G1', '%0', '+', 'é'];
-    let seed = 7;
-    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    const random = seededRandom(7);
+    const pick = (n: number): number => Math.floor(random() * n);
     for (let n = 0; n < 5000; n++) {
       let value = '';
-      for (let i = next() % 8; i >= 0; i--) value += parts[next() % parts.length];
+      for (let i = pick(8); i >= 0; i--) value += parts[pick(parts.length)];
       expect({ value, decoded: decodeListedKey(value) }).toEqual({ value, decoded: uriReading(value) });
     }
   });

@@ -1,6 +1,7 @@
 import { parseBlobList, scanBlobList } from '../../../functions/core/backends/azure/listing';
 import { parseS3Listing, scanS3Listing } from '../../../functions/core/backends/s3-listing';
 import { UNRECOGNISED } from '../../../functions/core/backends/scan';
+import { seededRandom } from '../../support/random';
 
 /**
  * The listing scanners' one promise, checked on documents they were not written for: whatever a scanner
@@ -8,17 +9,6 @@ import { UNRECOGNISED } from '../../../functions/core/backends/scan';
  * inserted, deleted or replaced by ones that matter to XML, from a fixed seed so a failure repeats.
  * `MUTANTS=60000 npx jest scanner-mutations` searches deeper (it found nothing more on 2026-11-28).
  */
-
-/** mulberry32: a small seeded generator, so every run mutates the same way. */
-function generator(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SIGNIFICANT = ['<', '>', '/', '&', ';', '"', "'", '=', ' ', '\n', '!', '?', '-', '[', ']', 'a', 'Z', '#', 'x', '1', '&amp;', '&lt;', '&#65;', '<!-- c -->', '<![CDATA[x]]>', '</Key>', '<Key>', '</Name>', '<Properties>', '/>'];
 
@@ -62,7 +52,7 @@ const CASES: Array<[string, string, number, (xml: string | string[]) => unknown,
 
 describe('the listing scanners on mutated pages', () => {
   it.each(CASES)(`GIVEN ${MUTANTS} mutants of %s THEN each one the scanner accepts reads as the parser reads it, whole or in pieces`, (_name, page, seed, scan, parse) => {
-    const random = generator(seed);
+    const random = seededRandom(seed);
     let accepted = 0;
     for (let n = 0; n < MUTANTS; n++) {
       const xml = mutate(page, random);

@@ -1,5 +1,5 @@
 import { parseTraceparent, traceContext, withTrace } from '../../../functions/core/observability/trace';
-import { keepsOneHiddenClass } from '../../support/hidden-class';
+import { keepsOneHiddenClass } from '../../support/v8-natives';
 
 const headers = (values: Record<string, string>): Headers => new Headers(values);
 const VALID = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';

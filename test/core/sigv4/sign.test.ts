@@ -13,22 +13,11 @@ import {
   type SignableRequest,
 } from '../../../functions/core/sigv4';
 import { buildQuery, smithySigner, type TestCredentials } from './smithy';
+import { seededRandom as random } from '../../support/random';
 
 const NOW = Date.UTC(2024, 1, 29, 12, 30, 15);
 const REGION = 'eu-west-3';
 const EMPTY_SHA256 = createHash('sha256').update('').digest('hex');
-
-/** A tiny seeded generator (mulberry32): the same cases on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Path segments as a client sends them (percent-encoding intact): S3 signs them as they are. */
 const SEGMENTS = [

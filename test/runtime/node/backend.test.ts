@@ -4,7 +4,7 @@ import { getDefaultHighWaterMark, Readable } from 'node:stream';
 import type { BackendRequest } from '../../../functions/core/http';
 import type { WireResponse } from '../../../functions/runtime/node/http1/response';
 import { headerList, nodeBackend, splitUrl, wireRequest, type NodeBackend } from '../../../functions/runtime/node/backend';
-import { keepsOneHiddenClass } from '../../support/hidden-class';
+import { keepsOneHiddenClass } from '../../support/v8-natives';
 
 describe('Node backend requests: the URL and headers that go on the wire', () => {
   it('GIVEN URLs with dot segments, escapes, IPv6 and no port THEN they split without normalizing', () => {
