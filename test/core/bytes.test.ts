@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
-import { decodeUtf8, hmac, importHmacKey, isAscii, sha256Hex, timingSafeEqual, toHex, uriEncode, Utf8ChunkDecoder, utf8Length, utf8Pieces } from '../../functions/core/bytes';
-import { staysOptimized } from '../support/v8-natives';
+import { decodeUtf8, hmac, importHmacKey, sha256Hex, timingSafeEqual, toHex, uriEncode, Utf8ChunkDecoder, utf8Length, utf8Pieces } from '../../functions/core/bytes';
+import { seededRandom } from '../support/random';
 
 describe('uriEncode (RFC 3986, as SigV4 requires)', () => {
   it('keeps the unreserved characters and returns the same string when nothing needs encoding', () => {
@@ -81,37 +81,6 @@ describe('utf8Length', () => {
   });
 });
 
-describe('isAscii', () => {
-  it('looks at every byte, wherever the view starts and ends in its buffer', () => {
-    const buffer = new Uint8Array(64).fill(0x61);
-    for (let start = 0; start < 5; start++) {
-      for (let end = 59; end < 64; end++) {
-        const view = buffer.subarray(start, end);
-        expect(isAscii(view)).toBe(true);
-        for (const at of [0, view.length >> 1, view.length - 1]) {
-          view[at] = 0x80;
-          expect(isAscii(view)).toBe(false);
-          view[at] = 0x61;
-        }
-      }
-    }
-    expect(isAscii(new Uint8Array(0))).toBe(true);
-  });
-
-  it('stays optimized when chunks of aligned whole words are followed by ragged ones, as a socket hands them', () => {
-    const buffer = new Uint8Array(4096).fill(0x61);
-    const aligned: [Uint8Array][] = [[buffer], [buffer.subarray(0, 1024)]];
-    const ragged: [Uint8Array][] = [[buffer.subarray(0, 1027)], [buffer.subarray(1, 2049)], [buffer.subarray(3, 6)], [buffer.subarray(5, 6)]];
-    // A fresh copy of the module: the spec above has already run every path of the shared one.
-    let fresh: typeof isAscii = isAscii;
-    jest.isolateModules(() => {
-      fresh = (require('../../functions/core/bytes/utf8-pieces') as { isAscii: typeof isAscii }).isAscii;
-    });
-    expect(fresh).not.toBe(isAscii);
-    expect(staysOptimized(fresh, aligned, ragged)).toBe(true);
-  });
-});
-
 describe('Utf8ChunkDecoder: chunks decoded as TextDecoder with { stream: true } does', () => {
   const bytes = new TextEncoder().encode('<Key>caf\u00e9 \u{1F600} a%2Fb</Key>'.repeat(3) + 'ascii tail');
 
@@ -145,6 +114,35 @@ describe('Utf8ChunkDecoder: chunks decoded as TextDecoder with { stream: true } 
   it('GIVEN bytes that are not UTF-8 THEN they read as U+FFFD, never as latin1', () => {
     const decoder = new Utf8ChunkDecoder();
     expect(decoder.decode(new Uint8Array([0x41, 0xe9, 0x42])) + decoder.end()).toBe('A\ufffdB');
+  });
+
+  it('GIVEN a byte order mark THEN only the one at the very start is dropped, even when it arrives a byte at a time', () => {
+    const decoder = new Utf8ChunkDecoder();
+    const text = [[0xef], [0xbb], [0xbf, 0x61], [0xef, 0xbb, 0xbf]].map((b) => decoder.decode(new Uint8Array(b))).join('');
+    expect(text + decoder.end()).toBe('a\ufeff');
+  });
+
+  // Bytes drawn to hit every case of the decoder: ASCII, lead bytes of every length, continuation bytes,
+  // bytes no UTF-8 holds, and the mark.
+  const ALPHABET = [0x61, 0x3c, 0xc2, 0xc3, 0xdf, 0xe0, 0xe2, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0x80, 0x9f, 0xa0, 0xbb, 0xbf, 0xc0, 0xff];
+
+  it('GIVEN 2,000 random byte strings, valid UTF-8 or not, cut at random places THEN the text is what one streaming TextDecoder gives', () => {
+    const random = seededRandom(25);
+    const pick = (n: number): number => Math.floor(random() * n);
+    for (let round = 0; round < 2000; round++) {
+      const bytes = new Uint8Array(Array.from({ length: 1 + pick(24) }, () => ALPHABET[pick(ALPHABET.length)]));
+      const decoder = new Utf8ChunkDecoder();
+      const reference = new TextDecoder();
+      let text = '';
+      let expected = '';
+      for (let at = 0; at < bytes.length; ) {
+        const next = Math.min(bytes.length, at + pick(6));
+        text += decoder.decode(bytes.subarray(at, next));
+        expected += reference.decode(bytes.subarray(at, next), { stream: true });
+        at = next;
+      }
+      expect([...bytes, text + decoder.end()]).toEqual([...bytes, expected + reference.decode()]);
+    }
   });
 });
 
