@@ -193,7 +193,7 @@ result = [v['Key'] for v in r.get('Versions', [])] + [error_code(lambda: s3.list
         [key, v2, 'AccessDenied'],
       ]);
       expect(batch.Deleted ?? []).toEqual([]);
-      const cli = await awsCli('v1', ops.gw.endpoint, SPEC, ['s3api', 'delete-object', '--bucket', 'vers', '--key', key, '--version-id', v1 ?? '']);
+      const cli = await awsCli('v1', ops.gw.endpoint, SPEC, ['s3api', 'delete-object', '--bucket', 'vers', '--key', key, `--version-id=${v1 ?? ''}`]);
       expect(cli.stderr).toMatch(/AccessDenied/);
       expect(await backendVersions('vers', key)).toEqual(before);
       expect(await readText(ops.admin, 'vers', key)).toBe('two');
