@@ -184,8 +184,7 @@ secret_access_key = "${backends.rgw.secretAccessKey}"
       expect(put.stderr).toBe('');
       const get = await awsCli('v2', ops.gw.endpoint, ADMIN, ['s3api', 'get-object-tagging', '--bucket', 'copies', '--key', key, '--output', 'json']);
       expect(JSON.parse(get.stdout).TagSet).toEqual([{ Key: 'stage', Value: 'raw' }]);
-      // (RGW keeps tags on a versioned bucket when they are deleted without a version, so this one deletes by version.
-      // RGW's version IDs may begin with '-', which argparse takes for an option unless the value is joined by '='.)
+      // (RGW keeps tags on a versioned bucket when they are deleted without a version, so this one deletes by version.)
       const del = await awsCli('v2', ops.gw.endpoint, ADMIN, ['s3api', 'delete-object-tagging', '--bucket', 'copies', '--key', key, `--version-id=${version}`]);
       expect(del.stderr).toBe('');
       expect((await rgw().send(new GetObjectTaggingCommand({ Bucket: 'copies', Key: key }))).TagSet).toEqual([]);

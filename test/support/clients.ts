@@ -64,7 +64,11 @@ function run(file: string, args: readonly string[], env: NodeJS.ProcessEnv, inst
   });
 }
 
-/** Runs aws-cli against the gateway; anonymous when `keys` is undefined; `configFile`: an aws-cli config. */
+/**
+ * Runs aws-cli against the gateway; anonymous when `keys` is undefined; `configFile`: an aws-cli config.
+ * Pass a value a store generated as `--option=value`: argparse takes a separate value beginning with `-`
+ * (as one in 64 of RGW's version IDs does) for an option and stops with a usage error.
+ */
 export function awsCli(cli: keyof typeof AWS_CLIS, endpoint: string, keys: Keys | undefined, args: readonly string[], configFile?: string): Promise<Run> {
   const auth = keys ? [] : ['--no-sign-request'];
   const install = cli === 'v1' ? 'pip install awscli' : 'apt-get install awscli';
