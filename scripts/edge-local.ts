@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse } from 'smol-toml';
+import { stop as stopEsbuild } from 'esbuild';
 import { buildEdge } from './build-edge';
 import { createEdgeFront } from './edge-local/front';
 
@@ -35,6 +36,8 @@ class QuietLog extends Log {
 async function main(): Promise<void> {
   const wrangler = parse(readFileSync(resolve(__dirname, '../wrangler.toml'), 'utf8')) as unknown as WranglerSettings;
   const script = await buildEdge({ configPath: process.env.CONFIG_PATH || 'proxy.toml' });
+  // Built once: esbuild's service process (~60 MB resident) is not kept beside the worker.
+  await stopEsbuild();
   const bindings: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined) bindings[name] = value;
   const host = process.env.HOST || '127.0.0.1';

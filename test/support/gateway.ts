@@ -288,9 +288,11 @@ export async function startGateway(runtime: RuntimeName, options: GatewayOptions
       for (let i = 0; i < 40 && !pattern.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 50));
       return pattern.test(output);
     },
-    // The local Web Function endpoint stands for Lambda's own infrastructure: the gateway is its child process.
-    // The local Function URL's handler runs in a child too, started through the function's exec wrapper.
-    rss: () => (runtime === 'web' || runtime === 'lambda' ? childrenOf(child.pid ?? 0).reduce((sum, pid) => sum + rssOf(pid), 0) : rssOf(child.pid ?? 0)),
+    // Each local front stands for the platform's own infrastructure and runs the gateway in a child: the Web
+    // Function endpoint and the Function URL (its handler started through the function's exec wrapper) stand
+    // for Lambda's, the edge runner (miniflare and its node:http front) for Cloudflare's front line, with the
+    // worker in workerd. Only the children are the gateway's memory.
+    rss: () => (runtime === 'node' ? rssOf(child.pid ?? 0) : childrenOf(child.pid ?? 0).reduce((sum, pid) => sum + rssOf(pid), 0)),
     kill: (signal) => void child.kill(signal),
     exited,
     stop: async () => {
@@ -369,10 +371,7 @@ function listening(child: ChildProcess, output: () => string): Promise<string> {
   });
 }
 
-/**
- * Resident set size of a process and all its descendants: the edge runner's worker runs in a workerd child
- * process, whose memory is the worker's.
- */
+/** Resident set size of a process and all its descendants. */
 function rssOf(pid: number): number {
   let total = 0;
   try {
