@@ -4,6 +4,7 @@
  * for `durationMs` (or `count` requests). Requests may be SigV4-signed per request.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { crc32 } from 'node:zlib';
 import { signRequest } from '../functions/core/sigv4';
@@ -18,6 +19,8 @@ export interface LoadSpec {
   readonly bodyBytes?: number;
   /** aws-chunked framing (STREAMING-UNSIGNED-PAYLOAD-TRAILER, as SDKs send by default) for PUT bodies. */
   readonly awsChunked?: boolean;
+  /** A plain PUT signed with its body's SHA-256 (what aws-cli and boto3 send over plain HTTP). */
+  readonly signedPayload?: boolean;
   readonly sign?: { readonly accessKeyId: string; readonly secretAccessKey: string };
 }
 
@@ -48,8 +51,21 @@ async function headersFor(spec: LoadSpec): Promise<Record<string, string>> {
     }
   }
   if (!spec.sign) return headers;
-  const payloadHash = spec.method === 'PUT' && spec.awsChunked ? 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' : 'UNSIGNED-PAYLOAD';
+  const payloadHash = spec.method !== 'PUT' ? 'UNSIGNED-PAYLOAD' : spec.awsChunked ? 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' : spec.signedPayload ? bodySha256(spec.bodyBytes ?? 0) : 'UNSIGNED-PAYLOAD';
   return signRequest({ method: spec.method, url: spec.url, headers, payloadHash, credentials: spec.sign, region: 'us-east-1', service: 's3', now: Date.now() });
+}
+
+const bodyHashes = new Map<number, string>();
+
+/** Hex SHA-256 of the body `writeBody` sends: computed once, as the body is the same every time. */
+function bodySha256(size: number): string {
+  let hex = bodyHashes.get(size);
+  if (hex === undefined) {
+    const hash = createHash('sha256');
+    for (let left = size; left > 0; left -= MiB.length) hash.update(MiB.subarray(0, Math.min(left, MiB.length)));
+    bodyHashes.set(size, (hex = hash.digest('hex')));
+  }
+  return hex;
 }
 
 /** Length of `size` bytes framed as 1 MiB aws-chunked chunks with an unsigned CRC32 trailer. */

@@ -10,7 +10,7 @@ import { resolveEnvironment, ssmParameterReader } from './runtime/lambda/environ
 import { ssmEndpoint } from './runtime/lambda/ssm';
 import { streamingHandler } from './runtime/lambda/streaming';
 import { nodeBackend } from './runtime/node/backend';
-import { nodeCrc32 } from './runtime/node/checksums';
+import { nodeCrc32, nodeHash } from './runtime/node/checksums';
 import { loadConfig } from './runtime/node/config-file';
 import type { NodeGateway } from './runtime/node/executor';
 import { logEvent } from './runtime/node/stdout';
@@ -37,7 +37,7 @@ async function build(): Promise<NodeGateway> {
   const config = loadConfig(settings.configPath, await resolveEnvironment(env, settings.parameters, ssmParameterReader(backend.client, () => ssmEndpoint(env))));
   // The stack always provisions SESSION_TOKEN_KEY; without it (a hand-made deployment, the local front) each
   // execution environment seals with its own key and says so, exactly as the Node server does per process.
-  const gateway = newGateway(config, { client: backend.client, log: logEvent, crc32: nodeCrc32(), metrics }, (line) => console.error(line));
+  const gateway = newGateway(config, { client: backend.client, log: logEvent, crc32: nodeCrc32(), hash: nodeHash(), metrics }, (line) => console.error(line));
   return { gateway, backend };
 }
 

@@ -1,7 +1,7 @@
 import { requestAddressing } from './addressing';
 import { type Identity, type SessionUnsealer } from './auth/identity';
 import { createStores } from './backends';
-import { useNativeCrc32, type NativeCrc32 } from './checksums';
+import { useNativeCrc32, useNativeHash, type NativeCrc32, type NativeHash } from './checksums';
 import type { Config } from './config/types';
 import { corsRulesOf, hasCors, preflight, responseCorsHeaders, withCors, withCorsResponse } from './cors';
 import type { BackendClient, Dispatch, ProxyRequest, ProxyResponse } from './http';
@@ -39,6 +39,8 @@ export interface GatewayDeps {
   readonly log?: Log;
   /** The platform's native CRC-32 for uploads' checksums (see `useNativeCrc32`); without it, tables. */
   readonly crc32?: NativeCrc32;
+  /** The platform's native SHA-256, SHA-1 and MD5 for streamed bodies (see `useNativeHash`); without it, TypeScript. */
+  readonly hash?: NativeHash;
   /** Where the OIDC exchanges' outcomes and credential-cache hits are counted; per request metrics are the runtime's. */
   readonly metrics?: Metrics;
 }
@@ -67,6 +69,7 @@ export class Gateway {
   ) {
     const now = deps.now ?? Date.now;
     if (deps.crc32) useNativeCrc32(deps.crc32);
+    if (deps.hash) useNativeHash(deps.hash);
     const key = config.settings.sessionTokenKey;
     const unseal = deps.unseal ?? (key ? sessionUnsealer(key) : undefined);
     this.cors = hasCors(config);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { Crc32, Crc32c, Crc64Nvme, Md5, Sha1, base64Digest, checksumAlgorithmOf, createDigest, useNativeCrc32, type Digest } from '../../functions/core/checksums';
+import { Crc32, Crc32c, Crc64Nvme, Md5, Sha1, base64Digest, checksumAlgorithmOf, createDigest, useNativeCrc32, useNativeHash, type Digest, type HashAlgorithm } from '../../functions/core/checksums';
 import { Sha256, toBase64 } from '../../functions/core/bytes';
 
 const CHECK = new TextEncoder().encode('123456789');
@@ -92,6 +92,43 @@ describe('CRC32 from a native implementation (what the Node runtimes plug in)', 
     useNativeCrc32(() => 0);
     begun.update(CHECK.subarray(4));
     expect(begun.value()).toBe(0xcbf43926);
+  });
+});
+
+describe('SHA-256, SHA-1 and MD5 from a native implementation (what the Node runtimes plug in)', () => {
+  afterEach(() => useNativeHash(undefined));
+
+  /** node:crypto as the platform's hash, recording which algorithms were asked for. */
+  function nativeRecording(asked: HashAlgorithm[]): void {
+    useNativeHash((algorithm) => {
+      asked.push(algorithm);
+      const hash = createHash(algorithm);
+      return { update: (data) => void hash.update(data), digest: () => hash.digest() };
+    });
+  }
+
+  it('GIVEN a native hash THEN createDigest hands it SHA-256, SHA-1 and MD5, with the same digests as TypeScript', () => {
+    const data = randomBytes(70_001);
+    const typescript = (['sha256', 'sha1', 'md5'] as const).map((algorithm) => base64Digest(algorithm, data));
+    const asked: HashAlgorithm[] = [];
+    nativeRecording(asked);
+    expect((['sha256', 'sha1', 'md5'] as const).map((algorithm) => base64Digest(algorithm, data))).toEqual(typescript);
+    expect(asked).toEqual(['sha256', 'sha1', 'md5']);
+  });
+
+  it('GIVEN a native hash THEN the CRCs are not handed to it', () => {
+    const asked: HashAlgorithm[] = [];
+    nativeRecording(asked);
+    for (const algorithm of ['crc32', 'crc32c', 'crc64nvme'] as const) base64Digest(algorithm, CHECK);
+    expect(asked).toEqual([]);
+  });
+
+  it('GIVEN none THEN TypeScript hashes, as on the edge runtime', () => {
+    const asked: HashAlgorithm[] = [];
+    nativeRecording(asked);
+    useNativeHash(undefined);
+    expect(createDigest('sha256')).toBeInstanceOf(Sha256);
+    expect(asked).toEqual([]);
   });
 });
 

@@ -3,10 +3,8 @@
  * the client signed, and any `x-amz-checksum-*` header. The last piece is held back until all three match.
  */
 import { createDigest, type ChecksumAlgorithm, type Digest } from '../checksums';
-import { toBase64 } from '../bytes';
-import { Sha256 } from '../bytes';
+import { toBase64, toHex } from '../bytes';
 import { S3Error } from '../errors';
-import { toHex } from '../bytes';
 import { HoldBack, type BodyChecker, type Emit } from './checked-stream';
 
 export interface ExpectedChecksum {
@@ -30,12 +28,12 @@ export const checksumMismatch = (algorithm: ChecksumAlgorithm): S3Error =>
 
 export class PlainBodyChecker implements BodyChecker {
   private received = 0;
-  private readonly sha256: Sha256 | undefined;
+  private readonly sha256: Digest | undefined;
   private readonly digests: ReadonlyArray<readonly [ExpectedChecksum, Digest]>;
   private readonly hold = new HoldBack();
 
   constructor(private readonly options: PlainBodyOptions) {
-    this.sha256 = options.sha256 === undefined ? undefined : new Sha256();
+    this.sha256 = options.sha256 === undefined ? undefined : createDigest('sha256');
     this.digests = options.checksums.map((c) => [c, createDigest(c.algorithm)] as const);
   }
 

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Environment } from '../../core/config/parse';
 import type { PlatformHeaders } from '../../core/sigv4/platform-headers';
 import { nodeBackend, type NodeBackend } from './backend';
-import { nodeCrc32 } from './checksums';
+import { nodeCrc32, nodeHash } from './checksums';
 import { loadConfig } from './config-file';
 import { ServerDrain, type DrainOutcome } from './drain';
 import { createServer } from './listener';
@@ -54,7 +54,7 @@ export async function serveGateway(env: Environment = processEnvironment(), metr
   const settings = readNodeServerSettings(env);
   const bufferBytes = settings.streamBufferBytes;
   const backend = nodeBackend({ bufferBytes, idleTimeoutMs: settings.idleTimeoutMs });
-  const gateway = newGateway(loadConfig(settings.configPath, env), { client: backend.client, log: logEvent, crc32: nodeCrc32(), metrics }, (line) => console.error(line));
+  const gateway = newGateway(loadConfig(settings.configPath, env), { client: backend.client, log: logEvent, crc32: nodeCrc32(), hash: nodeHash(), metrics }, (line) => console.error(line));
   const drain = new ServerDrain();
   const server = createServer({ gateway, backend }, { bufferBytes, drain, metrics, ...(platformHeaders ? { platformHeaders } : {}) });
   server.keepAliveTimeout = 65_000;

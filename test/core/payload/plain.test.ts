@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { base64Digest } from '../../../functions/core/checksums';
+import { base64Digest, useNativeHash } from '../../../functions/core/checksums';
 import { PlainBodyChecker, type PlainBodyOptions } from '../../../functions/core/payload/plain';
 import { checkBytes, checkedStream } from '../../../functions/core/payload/checked-stream';
 import { withoutAwsChunked } from '../../../functions/core/payload/upload';
@@ -39,6 +39,21 @@ describe('PlainBodyChecker', () => {
   it('fewer bytes than declared is IncompleteBody, more is refused at once', async () => {
     expect(await run({ length: body.length + 1, checksums: [] }, body)).toBe('IncompleteBody');
     expect(await run({ length: body.length - 1, checksums: [] }, body)).toBe('InvalidRequest');
+  });
+
+  it('checks the signed SHA-256 with the platform\'s native hash when one is installed', async () => {
+    let hashed = 0;
+    useNativeHash((algorithm) => {
+      const hash = createHash(algorithm);
+      return { update: (data) => void ((hashed += data.length), hash.update(data)), digest: () => hash.digest() };
+    });
+    try {
+      expect(await run({ length: body.length, sha256: sha, checksums: [] }, body)).toEqual({ before: expect.any(Number), after: body });
+      expect(await run({ length: body.length, sha256: '0'.repeat(64), checksums: [] }, body)).toBe('XAmzContentSHA256Mismatch');
+      expect(hashed).toBe(2 * body.length);
+    } finally {
+      useNativeHash(undefined);
+    }
   });
 
   it('runs over a collected body too', async () => {

@@ -1,30 +1,49 @@
+import crypto from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
-import { Crc32, useNativeCrc32 } from '../../../functions/core/checksums';
+import { Crc32, base64Digest, useNativeCrc32, useNativeHash } from '../../../functions/core/checksums';
 import { parseConfig } from '../../../functions/core/config/parse';
 import { Gateway } from '../../../functions/core/gateway';
 import { serve } from '../../../functions/node-server';
 import { nodeBackend } from '../../../functions/runtime/node/backend';
-import { nodeCrc32 } from '../../../functions/runtime/node/checksums';
+import { nodeCrc32, nodeHash } from '../../../functions/runtime/node/checksums';
 import { installAwsLambda } from '../../../scripts/lambda-local/awslambda';
 
-/** The Node runtimes verify CRC32 trailers with zlib's native CRC instead of the core's tables. */
+/**
+ * The Node runtimes verify CRC32 trailers with zlib's native CRC instead of the core's tables, and signed
+ * SHA-256 payloads (and SHA-1, SHA-256 and MD5 checksums) with node:crypto instead of TypeScript.
+ */
 const CONFIG = '[[buckets]]\nname = "b"\nbackend_type = "s3"\n[buckets.backend_options]\nendpoint = "http://127.0.0.1:9"\nbucket_name = "b"\n';
 
 describe('Node checksums', () => {
   let spy: jest.SpyInstance;
+  let hashSpy: jest.SpyInstance;
 
   beforeEach(() => {
     useNativeCrc32(undefined);
+    useNativeHash(undefined);
     spy = jest.spyOn(zlib, 'crc32');
+    hashSpy = jest.spyOn(crypto, 'createHash');
   });
 
   afterEach(() => {
     spy.mockRestore();
+    hashSpy.mockRestore();
     useNativeCrc32(undefined);
+    useNativeHash(undefined);
   });
+
+  /** Asserts both native digests are in use: a CRC-32 through zlib, a SHA-256 through node:crypto. */
+  function expectNativeDigests(): void {
+    spy.mockClear();
+    hashSpy.mockClear();
+    expect(crc('hello')).toBe(0x3610a686);
+    expect(spy).toHaveBeenCalled();
+    expect(base64Digest('sha256', new TextEncoder().encode('hello'))).toBe('LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ=');
+    expect(hashSpy).toHaveBeenCalledWith('sha256');
+  }
 
   function crc(text: string): number {
     const digest = new Crc32();
@@ -38,6 +57,15 @@ describe('Node checksums', () => {
     new Gateway(parseConfig(CONFIG), { client: nodeBackend().client, crc32: nodeCrc32() });
     expect(crc('123456789')).toBe(0xcbf43926);
     expect(spy).toHaveBeenCalled();
+  });
+
+  it('GIVEN a gateway built with the Node hash THEN SHA-256, SHA-1 and MD5 digests go through node:crypto, with the same values', () => {
+    const data = crypto.randomBytes(100_000);
+    const typescript = (['sha256', 'sha1', 'md5'] as const).map((algorithm) => base64Digest(algorithm, data));
+    expect(hashSpy).not.toHaveBeenCalled();
+    new Gateway(parseConfig(CONFIG), { client: nodeBackend().client, hash: nodeHash() });
+    expect((['sha256', 'sha1', 'md5'] as const).map((algorithm) => base64Digest(algorithm, data))).toEqual(typescript);
+    expect(hashSpy.mock.calls).toEqual([['sha256'], ['sha1'], ['md5']]);
   });
 
   /** A minimal configuration file for the entries, removed after `use`. */
@@ -57,8 +85,7 @@ describe('Node checksums', () => {
       const server = await serve({ ...env, PORT: '0' });
       await server.close();
     });
-    crc('hello');
-    expect(spy).toHaveBeenCalled();
+    expectNativeDigests();
   });
 
   it('GIVEN the Lambda handler cold-starts THEN it has installed them', async () => {
@@ -72,7 +99,6 @@ describe('Node checksums', () => {
         for (const name of Object.keys(env)) delete process.env[name];
       }
     });
-    crc('hello');
-    expect(spy).toHaveBeenCalled();
+    expectNativeDigests();
   });
 });
