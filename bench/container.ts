@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { buildHostNodeBase, Podman, runContainer } from '../test/support/container';
 
@@ -15,8 +14,8 @@ export interface BenchContainer {
 
 const ROOT = resolve(__dirname, '..');
 
-/** The running container, or why it is skipped. */
-export async function startContainer(config: string): Promise<BenchContainer | { readonly skipped: string }> {
+/** The running container (given the bench's SESSION_TOKEN_KEY, base64), or why it is skipped. */
+export async function startContainer(config: string, sessionTokenKey: string): Promise<BenchContainer | { readonly skipped: string }> {
   let podman: Podman;
   try {
     podman = Podman.require();
@@ -30,7 +29,7 @@ export async function startContainer(config: string): Promise<BenchContainer | {
   try {
     await buildHostNodeBase(podman, base);
     await podman.ok(['build', '--format', 'docker', '--layers=false', '--build-arg', `NODE_IMAGE=${base}`, '--tag', image, ROOT]);
-    const container = await runContainer(podman, { image, network: 'host', config, env: { SESSION_TOKEN_KEY: randomBytes(32).toString('base64') } });
+    const container = await runContainer(podman, { image, network: 'host', config, env: { SESSION_TOKEN_KEY: sessionTokenKey } });
     return {
       endpoint: container.endpoint,
       stop: async () => {

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { crc32 } from 'node:zlib';
-import { signRequest } from '../functions/core/sigv4';
+import { signRequest, type Credentials } from '../functions/core/sigv4';
 
 export interface LoadSpec {
   readonly url: string;
@@ -21,7 +21,7 @@ export interface LoadSpec {
   readonly awsChunked?: boolean;
   /** A plain PUT signed with its body's SHA-256 (what aws-cli and boto3 send over plain HTTP). */
   readonly signedPayload?: boolean;
-  readonly sign?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  readonly sign?: Credentials;
 }
 
 export interface LoadResult {

@@ -6,6 +6,7 @@
  * interleaved round by round so machine drift cancels; writes bench/results/latest.{md,json}. `--only` runs
  * the scenarios whose name contains the text, without the other measures, into bench/results/only.*.
  */
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,6 +24,8 @@ import { startContainer, type BenchContainer } from './container';
 import { benchOptions, gatewaySelected, selectScenarios } from './options';
 import { buildBaseline } from './baseline';
 import { buildBundles } from '../scripts/build';
+import type { Credentials } from '../functions/core/sigv4';
+import { importSessionKey, sealSession } from '../functions/core/sts/session-token';
 
 const OPTIONS = benchOptions(process.argv.slice(2));
 const { quick: QUICK, only: ONLY } = OPTIONS;
@@ -30,12 +33,26 @@ const ROUNDS = OPTIONS.rounds ?? (QUICK ? 1 : 5);
 const DURATION_MS = QUICK ? 300 : 3000;
 const MiB = 1024 * 1024;
 const KEY = { accessKeyId: 'BENCHKEY000000000000', secretAccessKey: 'bench/secret/key/00000000000000000000000' };
+const ACTIONS = ['get_object', 'head_object', 'put_object', 'list_bucket', 'delete_object'] as const;
+/** Every gateway's SESSION_TOKEN_KEY, so the bench can seal temporary credentials as the STS route would. */
+const SESSION_TOKEN_KEY = randomBytes(32);
+
+/** Temporary credentials, sealed as AssumeRoleWithWebIdentity seals them, with the long-lived key's scope. */
+async function sessionCredentials(): Promise<Credentials> {
+  const credential = {
+    accessKeyId: 'ASIABENCH00000000000',
+    secretAccessKey: 'bench/session/secret/000000000000000000',
+    scopes: [{ bucket: '*', prefixes: [], actions: [...ACTIONS] }],
+    session: { roleId: 'bench', subject: 'repo:bench/bench:ref:refs/heads/main', expiresAt: Date.now() + 12 * 3600_000 },
+  };
+  return { ...credential, sessionToken: await sealSession(await importSessionKey(SESSION_TOKEN_KEY), credential) };
+}
 
 interface Target {
   readonly name: string;
   /** Builds the URL for a path-style `bucket/key` in the backend's name space or the gateway's. */
   readonly url: (kind: 'files' | 'rgw', key: string) => string;
-  readonly sign?: { accessKeyId: string; secretAccessKey: string };
+  readonly sign?: Credentials;
   readonly signDirect?: boolean;
   /** The server's process for a scenario's kind of backend, when the bench can read its CPU time. */
   readonly pid?: (kind: 'files' | 'rgw') => number;
@@ -45,6 +62,11 @@ interface Scenario {
   readonly name: string;
   readonly unit: 'req/s' | 'MiB/s';
   readonly kind: 'files' | 'rgw';
+  /**
+   * Small GETs of files are anonymous unless this names who signs them: the long-lived key or temporary
+   * credentials. Every target then gets the same signature (nginx ignores it), so the client's cost is equal.
+   */
+  readonly signedBy?: 'key' | 'session';
   readonly spec: (url: string) => Omit<LoadSpec, 'url' | 'sign'>;
   readonly key: string;
 }
@@ -75,13 +97,15 @@ secret_access_key = "${KEY.secretAccessKey}"
 [[credentials.allowed_scopes]]
 bucket = "*"
 prefixes = []
-actions = ["get_object", "head_object", "put_object", "list_bucket", "delete_object"]
+actions = ${JSON.stringify(ACTIONS)}
 `;
 }
 
 const SCENARIOS: readonly Scenario[] = [
   { name: 'GET 4 KiB, c1', unit: 'req/s', kind: 'files', key: 'obj-4k', spec: () => ({ method: 'GET', concurrency: 1, durationMs: DURATION_MS }) },
   { name: 'GET 4 KiB, c32', unit: 'req/s', kind: 'files', key: 'obj-4k', spec: () => ({ method: 'GET', concurrency: 32, durationMs: DURATION_MS }) },
+  { name: 'GET 4 KiB, c32, signed', unit: 'req/s', kind: 'files', signedBy: 'key', key: 'obj-4k', spec: () => ({ method: 'GET', concurrency: 32, durationMs: DURATION_MS }) },
+  { name: 'GET 4 KiB, c32, temporary credentials', unit: 'req/s', kind: 'files', signedBy: 'session', key: 'obj-4k', spec: () => ({ method: 'GET', concurrency: 32, durationMs: DURATION_MS }) },
   { name: 'HEAD, c1', unit: 'req/s', kind: 'files', key: 'obj-4k', spec: () => ({ method: 'HEAD', concurrency: 1, durationMs: DURATION_MS }) },
   { name: 'HEAD, c32', unit: 'req/s', kind: 'files', key: 'obj-4k', spec: () => ({ method: 'HEAD', concurrency: 32, durationMs: DURATION_MS }) },
   { name: 'GET 1 MiB, c8', unit: 'MiB/s', kind: 'files', key: 'obj-1m', spec: () => ({ method: 'GET', concurrency: 8, durationMs: DURATION_MS }) },
@@ -159,12 +183,14 @@ async function main(): Promise<void> {
     // The gateways run from esbuild bundles with plain node, as deployed (under tsx the loader thread sits
     // in the request path).
     const bundles = await buildBundles(join(dir, 'dist'));
+    const sessionEnv = { SESSION_TOKEN_KEY: SESSION_TOKEN_KEY.toString('base64') };
+    const signers = { key: KEY, session: await sessionCredentials() };
     const bundleOf = { node: bundles['node-server'], lambda: bundles['lambda-local'], web: bundles['web-local'] } as const;
     for (const runtime of RUNTIMES.filter((r) => gatewaySelected(OPTIONS, r))) {
       // Access logs go to files: a pipe drained by this process put its own CPU into the measurement (HEAD
       // at c32: 7% fewer requests per second through the gateway than with a file).
       const logFile = join(dir, `${runtime}-access.log`);
-      gateways.push(await startGateway(runtime, { config: gatewayConfig(nginx, rgw), bundle: bundleOf[runtime as keyof typeof bundleOf], logFile }));
+      gateways.push(await startGateway(runtime, { config: gatewayConfig(nginx, rgw), bundle: bundleOf[runtime as keyof typeof bundleOf], logFile, env: sessionEnv }));
     }
     // The same Node server with metrics on, for METRICS_AB only.
     const metricsPort = await freePort();
@@ -172,15 +198,15 @@ async function main(): Promise<void> {
       config: gatewayConfig(nginx, rgw),
       bundle: bundles['node-server'],
       logFile: join(dir, 'node-metrics-access.log'),
-      env: { METRICS_PORT: String(metricsPort) },
+      env: { ...sessionEnv, METRICS_PORT: String(metricsPort) },
     });
     gateways.push(withMetrics);
     const baseline = OPTIONS.baseline === undefined ? undefined : await buildBaseline(OPTIONS.baseline, dir);
-    const before = baseline && (await startGateway('node', { config: gatewayConfig(nginx, rgw), bundle: baseline.bundle, logFile: join(dir, 'baseline-access.log') }));
+    const before = baseline && (await startGateway('node', { config: gatewayConfig(nginx, rgw), bundle: baseline.bundle, logFile: join(dir, 'baseline-access.log'), env: sessionEnv }));
     if (before) gateways.push(before);
     // The container image, as a deployment runs it (Dockerfile, podman), where podman is installed.
     if (gatewaySelected(OPTIONS, 'container')) {
-      const started = await startContainer(gatewayConfig(nginx, rgw));
+      const started = await startContainer(gatewayConfig(nginx, rgw), sessionEnv.SESSION_TOKEN_KEY);
       if ('skipped' in started) skipped.push(`gateway (container): ${started.skipped}`);
       else container = started;
     }
@@ -209,7 +235,7 @@ async function main(): Promise<void> {
         const order = applicable.map((_, i) => applicable[(i + round) % applicable.length]);
         for (const target of order) {
           // Unsigned GETs hit anonymous buckets; signed paths are signed by the gateway key or the backend's own.
-          const sign = scenario.kind === 'rgw' ? (target.sign ?? (target.signDirect ? rgwKeys : undefined)) : undefined;
+          const sign = scenario.signedBy !== undefined ? signers[scenario.signedBy] : scenario.kind === 'rgw' ? (target.sign ?? (target.signDirect ? rgwKeys : undefined)) : undefined;
           const url = target.url(scenario.kind, scenario.key);
           const pid = target.pid?.(scenario.kind);
           const cpuBefore = pid === undefined ? 0 : cpuMsOf(pid);
