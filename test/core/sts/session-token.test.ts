@@ -1,7 +1,7 @@
 import { createDecipheriv, randomBytes } from 'node:crypto';
 import { S3Error } from '../../../functions/core/errors';
 import type { SessionCredential } from '../../../functions/core/auth/identity';
-import { importSessionKey, sealSession, sessionUnsealer, unsealSession } from '../../../functions/core/sts/session-token';
+import { OPENED_SESSIONS, importSessionKey, sealSession, sessionUnsealer, unsealSession } from '../../../functions/core/sts/session-token';
 
 const RAW_KEY = new Uint8Array(randomBytes(32));
 const NOW = Date.UTC(2026, 5, 1);
@@ -72,5 +72,56 @@ describe('sealed session tokens', () => {
     const err = await refusal(unseal(token, CREDENTIAL.session.expiresAt));
     expect(err.code).toBe('ExpiredToken');
     expect(err.status).toBe(400);
+    expect(err.detail).toEqual({ Expiration: new Date(CREDENTIAL.session.expiresAt).toISOString() });
+  });
+});
+
+describe('an unsealer keeps the sessions it opened', () => {
+  let decrypt: jest.SpyInstance;
+
+  beforeEach(() => {
+    decrypt = jest.spyOn(globalThis.crypto.subtle, 'decrypt');
+  });
+
+  afterEach(() => decrypt.mockRestore());
+
+  it('opens a token once, however often it is presented, and answers the same credential', async () => {
+    const unseal = sessionUnsealer(RAW_KEY);
+    const token = await sealSession(await importSessionKey(RAW_KEY), CREDENTIAL);
+    for (let i = 0; i < 5; i++) expect(await unseal(token, NOW + i)).toEqual(CREDENTIAL);
+    expect(decrypt).toHaveBeenCalledTimes(1);
+  });
+
+  it('still refuses a kept session from its expiry on, and opens nothing again for it', async () => {
+    const unseal = sessionUnsealer(RAW_KEY);
+    const token = await sealSession(await importSessionKey(RAW_KEY), CREDENTIAL);
+    await unseal(token, NOW);
+    const err = await refusal(unseal(token, CREDENTIAL.session.expiresAt));
+    expect(err.code).toBe('ExpiredToken');
+    expect(err.detail).toEqual({ Expiration: new Date(CREDENTIAL.session.expiresAt).toISOString() });
+    expect((await refusal(unseal(token, CREDENTIAL.session.expiresAt + 1))).code).toBe('ExpiredToken');
+  });
+
+  it('keeps no token that did not open: a changed byte is refused every time', async () => {
+    const unseal = sessionUnsealer(RAW_KEY);
+    const token = await sealSession(await importSessionKey(RAW_KEY), CREDENTIAL);
+    await unseal(token, NOW);
+    const bytes = Buffer.from(token, 'base64url');
+    bytes[bytes.length - 1] ^= 1;
+    for (let i = 0; i < 2; i++) expect((await refusal(unseal(bytes.toString('base64url'), NOW))).code).toBe('InvalidToken');
+    expect(decrypt).toHaveBeenCalledTimes(3);
+  });
+
+  it(`keeps at most ${OPENED_SESSIONS}, dropping the first opened`, async () => {
+    const unseal = sessionUnsealer(RAW_KEY);
+    const key = await importSessionKey(RAW_KEY);
+    const tokens = await Promise.all(Array.from({ length: OPENED_SESSIONS + 1 }, () => sealSession(key, CREDENTIAL)));
+    for (const token of tokens) await unseal(token, NOW);
+    expect(decrypt).toHaveBeenCalledTimes(OPENED_SESSIONS + 1);
+    await unseal(tokens[OPENED_SESSIONS], NOW);
+    await unseal(tokens[1], NOW);
+    expect(decrypt).toHaveBeenCalledTimes(OPENED_SESSIONS + 1);
+    await unseal(tokens[0], NOW);
+    expect(decrypt).toHaveBeenCalledTimes(OPENED_SESSIONS + 2);
   });
 });
