@@ -7,6 +7,7 @@
  */
 import bundledConfig from 'gateway:config';
 import { ConfigError, parseConfig } from './core/config/parse';
+import { edgeHash } from './runtime/edge/checksums';
 import { edgeEnvironment, type EdgeBindings } from './runtime/edge/environment';
 import { fetchBackendClient } from './runtime/edge/fetch';
 import { edgeHandler, type EdgeGateway } from './runtime/edge/handler';
@@ -27,7 +28,7 @@ async function build(bindings: EdgeBindings): Promise<EdgeGateway> {
   const environment = edgeEnvironment(bindings);
   const { configText, idleTimeoutMs } = readEdgeSettings(environment, bundledConfig);
   const log = (event: Readonly<Record<string, unknown>>): void => console.log(JSON.stringify({ time: new Date().toISOString(), ...event }));
-  const gateway = newGateway(parseConfig(configText, environment), { client: fetchBackendClient(), log }, (line) => console.error(line), 'isolate');
+  const gateway = newGateway(parseConfig(configText, environment), { client: fetchBackendClient(), log, hash: edgeHash() }, (line) => console.error(line), 'isolate');
   return { gateway, idleTimeoutMs };
 }
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { Crc32, Crc32c, Crc64Nvme, Md5, Sha1, base64Digest, checksumAlgorithmOf, createDigest, useNativeCrc32, useNativeHash, type Digest, type HashAlgorithm } from '../../functions/core/checksums';
+import { Crc32, Crc32c, Crc64Nvme, Md5, Sha1, base64Digest, checksumAlgorithmOf, createDigest, streamDigest, useNativeCrc32, useNativeHash, type Digest, type HashAlgorithm } from '../../functions/core/checksums';
 import { Sha256, toBase64 } from '../../functions/core/bytes';
 
 const CHECK = new TextEncoder().encode('123456789');
@@ -95,7 +95,7 @@ describe('CRC32 from a native implementation (what the Node runtimes plug in)', 
   });
 });
 
-describe('SHA-256, SHA-1 and MD5 from a native implementation (what the Node runtimes plug in)', () => {
+describe('SHA-256, SHA-1 and MD5 of streamed bodies from a native implementation (what the runtimes plug in)', () => {
   afterEach(() => useNativeHash(undefined));
 
   /** node:crypto as the platform's hash, recording which algorithms were asked for. */
@@ -107,27 +107,37 @@ describe('SHA-256, SHA-1 and MD5 from a native implementation (what the Node run
     });
   }
 
-  it('GIVEN a native hash THEN createDigest hands it SHA-256, SHA-1 and MD5, with the same digests as TypeScript', () => {
+  /** A stream digest of `data` in two pieces, base64. */
+  async function streamed(algorithm: 'sha256' | 'sha1' | 'md5' | 'crc32', data: Uint8Array): Promise<string> {
+    const digest = streamDigest(algorithm);
+    digest.update(data.subarray(0, 1000));
+    digest.update(data.subarray(1000));
+    return toBase64(await digest.digest());
+  }
+
+  it('GIVEN a native hash THEN streamed bodies hand it SHA-256, SHA-1 and MD5, with the same digests as TypeScript', async () => {
     const data = randomBytes(70_001);
     const typescript = (['sha256', 'sha1', 'md5'] as const).map((algorithm) => base64Digest(algorithm, data));
     const asked: HashAlgorithm[] = [];
     nativeRecording(asked);
-    expect((['sha256', 'sha1', 'md5'] as const).map((algorithm) => base64Digest(algorithm, data))).toEqual(typescript);
+    expect(await Promise.all((['sha256', 'sha1', 'md5'] as const).map((algorithm) => streamed(algorithm, data)))).toEqual(typescript);
     expect(asked).toEqual(['sha256', 'sha1', 'md5']);
   });
 
-  it('GIVEN a native hash THEN the CRCs are not handed to it', () => {
+  it('GIVEN a native hash THEN the CRCs, and the synchronous digests of collected bodies, stay with TypeScript', async () => {
     const asked: HashAlgorithm[] = [];
     nativeRecording(asked);
-    for (const algorithm of ['crc32', 'crc32c', 'crc64nvme'] as const) base64Digest(algorithm, CHECK);
+    expect(await streamed('crc32', new TextEncoder().encode('hello world'))).toBe('DUoRhQ==');
+    for (const algorithm of ['crc32', 'crc32c', 'crc64nvme', 'sha256', 'sha1', 'md5'] as const) base64Digest(algorithm, CHECK);
+    expect(createDigest('sha256')).toBeInstanceOf(Sha256);
     expect(asked).toEqual([]);
   });
 
-  it('GIVEN none THEN TypeScript hashes, as on the edge runtime', () => {
+  it('GIVEN none THEN TypeScript hashes streamed bodies too', () => {
     const asked: HashAlgorithm[] = [];
     nativeRecording(asked);
     useNativeHash(undefined);
-    expect(createDigest('sha256')).toBeInstanceOf(Sha256);
+    expect(streamDigest('sha256')).toBeInstanceOf(Sha256);
     expect(asked).toEqual([]);
   });
 });

@@ -34,24 +34,36 @@ export function checksumAlgorithmOf(headerName: string): ChecksumAlgorithm | und
 /** The digests a platform may hash natively (`NativeHash`): CRCs have their own hook (`useNativeCrc32`). */
 export type HashAlgorithm = 'sha256' | 'sha1' | 'md5';
 
-/** A platform's native incremental hash of the named algorithm: Node's `createHash`. */
-export type NativeHash = (algorithm: HashAlgorithm) => Digest;
+/** An incremental digest of a streamed body, whose result may take a turn of the event loop (workerd's). */
+export interface StreamDigest {
+  update(data: Uint8Array): void;
+  digest(): Uint8Array | Promise<Uint8Array>;
+}
+
+/** A platform's native incremental hash of the named algorithm: Node's `createHash`, workerd's `DigestStream`. */
+export type NativeHash = (algorithm: HashAlgorithm) => StreamDigest;
 
 let nativeHash: NativeHash | undefined;
 
 /**
  * Lets a runtime with native hashing stand in for the TypeScript SHA-256, SHA-1 and MD5 of streamed bodies
- * (Node's runs ~9x faster: the TypeScript SHA-256 held a PUT signed with its body's hash, as aws-cli and boto3
- * send over plain HTTP, to half of direct). Undefined restores TypeScript. Process-wide for the reason
- * `useNativeCrc32` gives; the Gateway installs it from its `hash` dependency. The short inputs SigV4 hashes
- * stay in TypeScript (`bytes/digest.ts`), where a native call's overhead outweighs the work.
+ * (`streamDigest`): the TypeScript SHA-256 held a PUT signed with its body's hash, as aws-cli and boto3 send
+ * over plain HTTP, to half of direct on Node. Undefined restores TypeScript. Process-wide for the reason
+ * `useNativeCrc32` gives; the Gateway installs it from its `hash` dependency. Collected bodies (a few KiB of
+ * XML) and the short inputs SigV4 hashes stay in TypeScript, where a native call costs more than the work.
  */
 export function useNativeHash(hash: NativeHash | undefined): void {
   nativeHash = hash;
 }
 
-export function createDigest(algorithm: ChecksumAlgorithm | 'md5'): Digest {
+/** The digest of a body as it streams: the platform's native hash where one is installed. */
+export function streamDigest(algorithm: ChecksumAlgorithm | 'md5'): StreamDigest {
   if (nativeHash !== undefined && (algorithm === 'sha256' || algorithm === 'sha1' || algorithm === 'md5')) return nativeHash(algorithm);
+  return createDigest(algorithm);
+}
+
+/** A synchronous digest, in TypeScript (CRC-32 through the native one where installed). */
+export function createDigest(algorithm: ChecksumAlgorithm | 'md5'): Digest {
   switch (algorithm) {
     case 'crc32':
       return new Crc32();

@@ -2,7 +2,7 @@
  * A plain (not aws-chunked) upload body checked as it streams: its length, the hex `x-amz-content-sha256`
  * the client signed, and any `x-amz-checksum-*` header. The last piece is held back until all three match.
  */
-import { createDigest, type ChecksumAlgorithm, type Digest } from '../checksums';
+import { streamDigest, type ChecksumAlgorithm, type StreamDigest } from '../checksums';
 import { toBase64, toHex } from '../bytes';
 import { S3Error } from '../errors';
 import { HoldBack, type BodyChecker, type Emit } from './checked-stream';
@@ -28,13 +28,13 @@ export const checksumMismatch = (algorithm: ChecksumAlgorithm): S3Error =>
 
 export class PlainBodyChecker implements BodyChecker {
   private received = 0;
-  private readonly sha256: Digest | undefined;
-  private readonly digests: ReadonlyArray<readonly [ExpectedChecksum, Digest]>;
+  private readonly sha256: StreamDigest | undefined;
+  private readonly digests: ReadonlyArray<readonly [ExpectedChecksum, StreamDigest]>;
   private readonly hold = new HoldBack();
 
   constructor(private readonly options: PlainBodyOptions) {
-    this.sha256 = options.sha256 === undefined ? undefined : createDigest('sha256');
-    this.digests = options.checksums.map((c) => [c, createDigest(c.algorithm)] as const);
+    this.sha256 = options.sha256 === undefined ? undefined : streamDigest('sha256');
+    this.digests = options.checksums.map((c) => [c, streamDigest(c.algorithm)] as const);
   }
 
   write(piece: Uint8Array, emit: Emit): void {
@@ -45,13 +45,13 @@ export class PlainBodyChecker implements BodyChecker {
     this.hold.push(piece, emit);
   }
 
-  end(emit: Emit): void {
+  async end(emit: Emit): Promise<void> {
     if (this.received !== this.options.length) {
       throw new S3Error('IncompleteBody', 'You did not provide the number of bytes specified by the Content-Length HTTP header');
     }
-    if (this.sha256 !== undefined && toHex(this.sha256.digest()) !== this.options.sha256) throw sha256Mismatch();
+    if (this.sha256 !== undefined && toHex(await this.sha256.digest()) !== this.options.sha256) throw sha256Mismatch();
     for (const [expected, digest] of this.digests) {
-      if (toBase64(digest.digest()) !== expected.value) throw checksumMismatch(expected.algorithm);
+      if (toBase64(await digest.digest()) !== expected.value) throw checksumMismatch(expected.algorithm);
     }
     this.hold.release(emit);
   }

@@ -56,6 +56,20 @@ describe('PlainBodyChecker', () => {
     }
   });
 
+  it('waits for a native hash whose digest settles later, as workerd\'s does', async () => {
+    useNativeHash((algorithm) => {
+      const hash = createHash(algorithm);
+      return { update: (data) => void hash.update(data), digest: () => new Promise((resolve) => setTimeout(() => resolve(hash.digest()), 5)) };
+    });
+    try {
+      expect(await run({ length: body.length, sha256: sha, checksums: [{ algorithm: 'sha1', value: base64Digest('sha1', body) }] }, body)).toEqual({ before: expect.any(Number), after: body });
+      expect(await run({ length: body.length, sha256: '0'.repeat(64), checksums: [] }, body)).toBe('XAmzContentSHA256Mismatch');
+      expect(await run({ length: body.length, checksums: [{ algorithm: 'sha1', value: base64Digest('sha1', Buffer.from('x')) }] }, body)).toBe('BadDigest');
+    } finally {
+      useNativeHash(undefined);
+    }
+  });
+
   it('runs over a collected body too', async () => {
     expect(Buffer.from(await checkBytes(body, new PlainBodyChecker({ length: body.length, sha256: sha, checksums: [] })))).toEqual(body);
   });

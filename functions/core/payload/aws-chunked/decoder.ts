@@ -10,7 +10,7 @@
  * check out.
  */
 import { timingSafeEqual, toBase64 } from '../../bytes';
-import { createDigest, checksumAlgorithmOf, type ChecksumAlgorithm, type Digest } from '../../checksums';
+import { streamDigest, checksumAlgorithmOf, type ChecksumAlgorithm, type StreamDigest } from '../../checksums';
 import { S3Error } from '../../errors';
 import { concat } from '../../streams';
 import { HoldBack, type BodyChecker, type Emit } from '../checked-stream';
@@ -82,7 +82,7 @@ export class AwsChunkedDecoder implements BodyChecker {
   private readonly chunk: Uint8Array[] = [];
   private readonly hold = new HoldBack();
   private readonly trailerLines: Array<readonly [string, string]> = [];
-  private readonly checksums: ReadonlyMap<string, { readonly algorithm: ChecksumAlgorithm; readonly digest: Digest }>;
+  private readonly checksums: ReadonlyMap<string, { readonly algorithm: ChecksumAlgorithm; readonly digest: StreamDigest }>;
   private readonly signed: boolean;
   private readonly maxChunk: number;
 
@@ -94,10 +94,10 @@ export class AwsChunkedDecoder implements BodyChecker {
     }
     this.previousSig = options.seed?.signature ?? '';
     this.maxChunk = options.maxSignedChunkBytes ?? MAX_SIGNED_CHUNK_BYTES;
-    const checksums = new Map<string, { algorithm: ChecksumAlgorithm; digest: Digest }>();
+    const checksums = new Map<string, { algorithm: ChecksumAlgorithm; digest: StreamDigest }>();
     for (const name of options.trailers) {
       const algorithm = checksumAlgorithmOf(name);
-      if (algorithm !== undefined) checksums.set(name, { algorithm, digest: createDigest(algorithm) });
+      if (algorithm !== undefined) checksums.set(name, { algorithm, digest: streamDigest(algorithm) });
     }
     this.checksums = checksums;
   }
@@ -246,7 +246,7 @@ export class AwsChunkedDecoder implements BodyChecker {
       if (!timingSafeEqual(expected, signature)) throw signatureMismatch('trailer');
     }
     for (const [name, { algorithm, digest }] of this.checksums) {
-      const actual = toBase64(digest.digest());
+      const actual = toBase64(await digest.digest());
       if (actual !== values.get(name)) {
         throw new S3Error('BadDigest', `The ${algorithm.toUpperCase()} you specified did not match the calculated checksum.`);
       }
