@@ -32,7 +32,12 @@ export function checksumAlgorithmOf(headerName: string): ChecksumAlgorithm | und
 }
 
 /** The digests a platform may hash natively (`NativeHash`): CRCs have their own hook (`useNativeCrc32`). */
-export type HashAlgorithm = 'sha256' | 'sha1' | 'md5';
+const HASH_ALGORITHMS = ['sha256', 'sha1', 'md5'] as const;
+export type HashAlgorithm = (typeof HASH_ALGORITHMS)[number];
+
+function isHashAlgorithm(algorithm: string): algorithm is HashAlgorithm {
+  return (HASH_ALGORITHMS as readonly string[]).includes(algorithm);
+}
 
 /** An incremental digest of a streamed body, whose result may take a turn of the event loop (workerd's). */
 export interface StreamDigest {
@@ -58,7 +63,7 @@ export function useNativeHash(hash: NativeHash | undefined): void {
 
 /** The digest of a body as it streams: the platform's native hash where one is installed. */
 export function streamDigest(algorithm: ChecksumAlgorithm | 'md5'): StreamDigest {
-  if (nativeHash !== undefined && (algorithm === 'sha256' || algorithm === 'sha1' || algorithm === 'md5')) return nativeHash(algorithm);
+  if (nativeHash !== undefined && isHashAlgorithm(algorithm)) return nativeHash(algorithm);
   return createDigest(algorithm);
 }
 
