@@ -39,6 +39,8 @@ export const S3_ERROR_STATUS = {
   NoSuchUpload: 404,
   NotImplemented: 501,
   PreconditionFailed: 412,
+  /** A request head over the server's limit (S3 says so with its own limit, 8 KiB, in MaxSizeAllowed). */
+  RequestHeaderSectionTooLarge: 400,
   RequestTimeout: 400,
   RequestTimeTooSkewed: 403,
   ServiceUnavailable: 503,

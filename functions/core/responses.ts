@@ -41,9 +41,10 @@ export function emptyResponse(status: number, requestId: string, headers: Header
 
 /**
  * The S3 error document for `err`. Anything that is not an S3Error is an internal error whose details stay
- * in the log. HEAD responses carry no body, as on S3.
+ * in the log. HEAD responses carry no body, as on S3. `resource` is the path the client sent; undefined
+ * when no request could be read, and then no `Resource` is written, as S3 does.
  */
-export function errorResponse(err: unknown, requestId: string, method: string, resource: string): ProxyResponse {
+export function errorResponse(err: unknown, requestId: string, method: string, resource: string | undefined): ProxyResponse {
   const e = err instanceof S3Error ? err : new S3Error('InternalError', 'We encountered an internal error. Please try again.');
   if (method === 'HEAD') return withErrorCode(emptyResponse(e.status, requestId), e.code);
   const xml = buildXml('Error', { Code: e.code, Message: e.message, ...e.detail, Resource: resource, RequestId: requestId });

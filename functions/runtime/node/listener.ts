@@ -1,9 +1,12 @@
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Readable } from 'node:stream';
+import { REQUEST_TIMEOUT_MESSAGE, S3Error } from '../../core/errors';
 import { asciiHeaders } from '../../core/header-encoding';
 import type { HeaderMap, ProxyRequest, ReadonlyHeaders } from '../../core/http';
+import { traceContext } from '../../core/observability/trace';
 import type { PlatformHeaders } from '../../core/sigv4/platform-headers';
-import { newRequestId } from '../../core/responses';
+import { errorResponse, newRequestId } from '../../core/responses';
 import { accessLogLine } from '../shared/access-log';
 import { NO_LOGGED_METRICS, closeRecord, openRecord, type LoggedMetrics } from '../shared/observe';
 import type { DrainState } from './drain';
@@ -70,7 +73,45 @@ export function createServer(
         res.destroy();
       });
   });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerUnreadable(err, socket, log));
   return server;
+}
+
+/**
+ * A request node:http cannot read (a malformed request line or header, a head over its size limit or one
+ * that never ends, a broken chunked body) never reaches the core. Node would answer a bare 400, 431 or 408
+ * that SDKs report as an unknown error; this answers S3's XML error, 400 as S3 uses, logs it, and closes the
+ * connection as Node does. Nothing is written once an answer on the connection has begun (a pipelined
+ * request's garbage, a body broken mid-stream after its answer started): that answer must stay intact.
+ */
+export function answerUnreadable(err: NodeJS.ErrnoException, socket: Duplex, log: (line: string) => void): void {
+  // Node's own test before its default answer (lib/_http_server.js, socketOnError): the response in flight.
+  const inFlight = (socket as Duplex & { readonly _httpMessage?: { readonly headersSent: boolean } })._httpMessage;
+  if (err.code !== 'ECONNRESET' && socket.writable && inFlight?.headersSent !== true) {
+    const requestId = newRequestId();
+    const error = unreadableError(err.code);
+    const { status, headers, body } = errorResponse(error, requestId, 'GET', undefined);
+    const xml = Buffer.from(body as string);
+    const head = { ...headers, 'content-length': String(xml.length), date: new Date().toUTCString(), connection: 'close' };
+    let text = `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\n`;
+    for (const [name, value] of Object.entries(head)) text += `${name}: ${value}\r\n`;
+    socket.write(Buffer.concat([Buffer.from(`${text}\r\n`, 'latin1'), xml]));
+    // A new trace, as for any request without a valid traceparent: every access-log line has one.
+    const { traceId, spanId } = traceContext(NO_HEADERS);
+    const reason = `${err.code ?? 'Error'}: ${err.message}`;
+    log(JSON.stringify({ time: new Date().toISOString(), requestId, status, traceId, spanId, errorCode: error.code, error: reason }));
+  }
+  socket.destroy(err);
+}
+
+const NO_HEADERS = NodeHeaders.fromRaw([]);
+
+function unreadableError(code: string | undefined): S3Error {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return new S3Error('RequestHeaderSectionTooLarge', 'Your request header section exceeds the maximum allowed size.', { MaxSizeAllowed: String(http.maxHeaderSize) });
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return new S3Error('RequestTimeout', REQUEST_TIMEOUT_MESSAGE);
+  return new S3Error('BadRequest', 'An error occurred when parsing the HTTP request.');
 }
 
 /**
