@@ -68,6 +68,26 @@ export class S3Error extends Error {
   }
 }
 
+/**
+ * S3's own words for the codes the gateway answers from a backend's status or code alone, or for a backend
+ * error without a message (Ceph RGW sends NoSuchKey's empty). Read through `s3Message`.
+ */
+const S3_MESSAGES: Partial<Record<S3ErrorCode, string>> = {
+  AccessDenied: 'Access Denied',
+  BadDigest: 'The Content-MD5 you specified did not match what we received.',
+  InvalidRange: 'The requested range is not satisfiable',
+  NoSuchBucket: 'The specified bucket does not exist',
+  NoSuchKey: 'The specified key does not exist.',
+  NoSuchUpload: 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
+  PreconditionFailed: 'At least one of the pre-conditions you specified did not hold',
+  SlowDown: 'Please reduce your request rate.',
+};
+
+/** S3's message for `code` (any text a backend sent as a code), or undefined when the gateway has none. */
+export function s3Message(code: string): string | undefined {
+  return Object.hasOwn(S3_MESSAGES, code) ? S3_MESSAGES[code as S3ErrorCode] : undefined;
+}
+
 export const accessDenied = (message = 'Access Denied'): S3Error => new S3Error('AccessDenied', message);
 export const notImplemented = (what: string): S3Error =>
   new S3Error('NotImplemented', `${what} is not implemented by this gateway`);

@@ -1,6 +1,6 @@
 import type { S3Backend } from '../config/types';
 import { backendDocument } from '../streams';
-import { S3Error, S3_ERROR_STATUS, type S3ErrorCode } from '../errors';
+import { S3Error, S3_ERROR_STATUS, s3Message, type S3ErrorCode } from '../errors';
 import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
 import { sha256Hex } from '../bytes';
@@ -71,8 +71,7 @@ export class S3Store implements ObjectStore {
   errorResponse(status: number, headers: ReadonlyHeaders, body: Uint8Array, requestId: string, resource: string): ProxyResponse {
     const error = childOf(parseXml(new TextDecoder().decode(body)), 'Error');
     const code = this.clean(textOf(childOf(error, 'Code')) ?? '') || (S3_CODE_BY_STATUS[status] ?? (status >= 500 ? 'InternalError' : 'InvalidRequest'));
-    const message = this.clean(textOf(childOf(error, 'Message')) ?? '') ?? `The backend answered ${code}`;
-    const node: Record<string, string | undefined> = { Code: code, Message: message };
+    const node: Record<string, string | undefined> = { Code: code, Message: this.message(code, textOf(childOf(error, 'Message'))) };
     for (const name of ERROR_DETAILS) {
       const value = textOf(childOf(error, name));
       if (value !== undefined) node[name] = this.clean(value);
@@ -84,6 +83,15 @@ export class S3Store implements ObjectStore {
     // A redirect's Location is the backend's own address.
     for (const name of ['content-length', 'content-type', 'location']) delete out[name];
     return withErrorCode(xmlResponse(status, buildXml('Error', node as XmlNode), requestId, out), code);
+  }
+
+  /**
+   * The backend's message for an error `code` as the client may read it: S3's own words when it sent none
+   * (Ceph RGW's NoSuchKey has an empty one), a neutral one when it names the backend.
+   */
+  message(code: string, given: string | undefined): string {
+    if (given === undefined || given === '') return s3Message(code) ?? `The backend answered ${code}`;
+    return this.clean(given) ?? `The backend answered ${code}`;
   }
 
   /** `text` when it names nothing of the backend's (bucket, endpoint, `backend_prefix`, an ARN), else undefined. */

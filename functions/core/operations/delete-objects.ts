@@ -117,7 +117,7 @@ async function run(ctx: BucketContext, store: Store, mayDelete: EntryAuthorizer,
       const fields = textFields(entry);
       const key = store.virtualKey(fields.Key ?? '');
       // A per-key error message that names the backend bucket or prefix is not the client's to read.
-      if (fields.Message !== undefined) fields.Message = store.clean(fields.Message) ?? `The backend answered ${fields.Code ?? 'an error'}`;
+      if (fields.Message !== undefined) fields.Message = store.message(fields.Code ?? 'an error', fields.Message);
       return key === undefined ? [] : [Object.assign(fields, { Key: key })];
     });
   return documentResponse('DeleteResult', { Deleted: mapped('Deleted'), Error: [...mapped('Error'), ...denied] }, ctx.requestId, documentHeaders(response));

@@ -24,13 +24,13 @@ function rewritten(status: number, body: string): { response: ProxyResponse; xml
 }
 
 describe('S3Store.errorResponse', () => {
-  it('rewrites what RGW answers for a missing key: no BucketName, HostId or backend request id', () => {
+  it('rewrites what RGW answers for a missing key: S3\'s message for the empty one, no BucketName, HostId or backend request id', () => {
     const { response, xml } = rewritten(
       404,
       '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message></Message><BucketName>tenant-store</BucketName><RequestId>tx00000f90f</RequestId><HostId>100d-default-default</HostId></Error>',
     );
     expect(response.status).toBe(404);
-    expect(xml).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchKey</Code><Message></Message><Resource>/virtual/a.txt</Resource><RequestId>GATEWAYREQ</RequestId></Error>');
+    expect(xml).toBe('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message><Resource>/virtual/a.txt</Resource><RequestId>GATEWAYREQ</RequestId></Error>');
     expect(response.headers['x-amz-request-id']).toBe('GATEWAYREQ');
     expect(response.headers['content-length']).toBeUndefined();
   });
@@ -38,6 +38,11 @@ describe('S3Store.errorResponse', () => {
   it('maps Key into the virtual key space and drops one outside it', () => {
     expect(rewritten(404, '<Error><Code>NoSuchKey</Code><Key>tenant-a/a.txt</Key></Error>').xml).toContain('<Key>a.txt</Key>');
     expect(rewritten(404, '<Error><Code>NoSuchKey</Code><Key>other/a.txt</Key></Error>').xml).not.toContain('<Key>');
+  });
+
+  it('GIVEN no message for a code S3 has no words for here (or one named like an object property) THEN it says the backend answered that code', () => {
+    expect(rewritten(400, '<Error><Code>InvalidArgument</Code></Error>').xml).toContain('<Message>The backend answered InvalidArgument</Message>');
+    expect(rewritten(400, '<Error><Code>constructor</Code><Message></Message></Error>').xml).toContain('<Message>The backend answered constructor</Message>');
   });
 
   it('replaces a message, and drops a detail, that names the backend bucket, endpoint, prefix or an ARN', () => {

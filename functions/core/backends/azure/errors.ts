@@ -1,4 +1,4 @@
-import { S3Error, type S3ErrorCode } from '../../errors';
+import { S3Error, s3Message, type S3ErrorCode } from '../../errors';
 import { S3_CODE_BY_STATUS } from '../translate';
 
 /**
@@ -37,16 +37,14 @@ const AZURE_TO_S3: Readonly<Record<string, S3ErrorCode>> = {
 /** The S3 error for an Azure error status and code; backend detail never reaches the client's message. */
 export function azureError(status: number, code: string | undefined): S3Error {
   const s3 = (code !== undefined ? AZURE_TO_S3[code] : undefined) ?? S3_CODE_BY_STATUS[status] ?? 'BadGateway';
-  const message = s3 === 'BadGateway' ? `The Azure backend answered ${status}${code ? ` ${code}` : ''}` : MESSAGES[s3] ?? `The Azure backend answered ${code ?? status}`;
+  const message = s3 === 'BadGateway' ? `The Azure backend answered ${status}${code ? ` ${code}` : ''}` : messageFor(s3) ?? `The Azure backend answered ${code ?? status}`;
   return new S3Error(s3, message);
 }
 
+/** S3's words, except where the Azure backend, not the client's request, is what failed. */
 const MESSAGES: Partial<Record<S3ErrorCode, string>> = {
-  NoSuchKey: 'The specified key does not exist.',
   NoSuchBucket: 'The backend container of this bucket does not exist.',
-  PreconditionFailed: 'At least one of the pre-conditions you specified did not hold',
   AccessDenied: 'Access Denied: the Azure backend refused the gateway\'s credentials',
-  SlowDown: 'Please reduce your request rate.',
-  InvalidRange: 'The requested range is not satisfiable',
-  BadDigest: 'The Content-MD5 you specified did not match what we received.',
 };
+
+const messageFor = (code: S3ErrorCode): string | undefined => MESSAGES[code] ?? s3Message(code);

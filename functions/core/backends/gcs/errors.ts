@@ -1,4 +1,4 @@
-import { S3Error, S3_ERROR_STATUS, type S3ErrorCode } from '../../errors';
+import { S3Error, S3_ERROR_STATUS, s3Message, type S3ErrorCode } from '../../errors';
 import { S3_CODE_BY_STATUS } from '../translate';
 
 /** Backend codes that describe the gateway's own credentials, never the client's. */
@@ -10,20 +10,18 @@ const CREDENTIAL_CODES = new Set(['SignatureDoesNotMatch', 'InvalidAccessKeyId',
  */
 export function gcsError(status: number, code?: string): S3Error {
   if (code !== undefined && CREDENTIAL_CODES.has(code)) return new S3Error('AccessDenied', 'Access Denied: the GCS backend refused the gateway\'s credentials');
-  if (code !== undefined && code in S3_ERROR_STATUS && code !== 'InternalError') return new S3Error(code as S3ErrorCode, MESSAGES[code as S3ErrorCode] ?? `The GCS backend answered ${code}`);
+  if (code !== undefined && code in S3_ERROR_STATUS && code !== 'InternalError') return new S3Error(code as S3ErrorCode, messageFor(code as S3ErrorCode) ?? `The GCS backend answered ${code}`);
   const s3 = S3_CODE_BY_STATUS[status] ?? 'BadGateway';
-  return new S3Error(s3, MESSAGES[s3] ?? `The GCS backend answered ${status}`);
+  return new S3Error(s3, messageFor(s3) ?? `The GCS backend answered ${status}`);
 }
 
+/** S3's words, except where the GCS backend, not the client's request, is what failed. */
 const MESSAGES: Partial<Record<S3ErrorCode, string>> = {
-  NoSuchKey: 'The specified key does not exist.',
   NoSuchBucket: 'The backend bucket of this bucket does not exist.',
-  PreconditionFailed: 'At least one of the pre-conditions you specified did not hold',
   AccessDenied: 'Access Denied: the GCS backend refused the gateway\'s credentials',
-  SlowDown: 'Please reduce your request rate.',
-  InvalidRange: 'The requested range is not satisfiable',
-  BadDigest: 'The Content-MD5 you specified did not match what we received.',
 };
+
+const messageFor = (code: S3ErrorCode): string | undefined => MESSAGES[code] ?? s3Message(code);
 
 /** GCS storage classes as the S3 classes that behave alike (all GCS classes are readable at once). */
 export function storageClassOf(gcsClass: string | null | undefined): string {
