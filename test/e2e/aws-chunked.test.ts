@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { buildChunkedUpload, sendUpload, type ChunkedPayload, type TrailerChecksum } from '../support/aws-chunked';
 import { boto3, jsClient } from '../support/clients';
 import { RUNTIMES, startGateway, type RunningGateway } from '../support/gateway';
+import { seededRandom } from '../support/random';
 import { errorCode } from '../support/raw-request';
 import { ADMIN, gatewayEnv, putDirect, readText, startBackends, type Backends } from './fixtures';
 import { exists, readBytes, versionsOf, writeConfig } from './write-fixtures';
@@ -238,5 +239,63 @@ result = len(s3.get_object(Bucket='private', Key='boto-stream/${runtime}.bin')['
         agent.destroy();
       }
     });
+
+    /**
+     * One random change to a valid body: a flipped bit, a byte or a line break inserted or removed, a cut, a
+     * line repeated, a chunk size changed.
+     */
+    function mutation(random: () => number, body: Buffer): { readonly body: Buffer; readonly what: string } {
+      const at = Math.floor(random() * body.length);
+      const text = body.toString('latin1');
+      const splice = (cut: number, insert: string): Buffer => Buffer.concat([body.subarray(0, at), Buffer.from(insert, 'latin1'), body.subarray(at + cut)]);
+      switch (Math.floor(random() * 6)) {
+        case 0: {
+          const copy = Buffer.from(body);
+          copy[at] ^= 1 << Math.floor(random() * 8);
+          return { body: copy, what: `bit flipped at ${at}` };
+        }
+        case 1:
+          return { body: splice(0, ['\r\n', ';', '0', '\n', 'x-amz-checksum-crc32:AAAAAA==\r\n'][Math.floor(random() * 5)]), what: `inserted at ${at}` };
+        case 2:
+          return { body: splice(1 + Math.floor(random() * 4), ''), what: `bytes removed at ${at}` };
+        case 3:
+          return { body: body.subarray(0, at), what: `cut at ${at}` };
+        case 4: {
+          const lines = text.split('\r\n');
+          const i = Math.floor(random() * lines.length);
+          lines.splice(i, 0, lines[i]);
+          return { body: Buffer.from(lines.join('\r\n'), 'latin1'), what: `line ${i} repeated` };
+        }
+        default: {
+          const sizes = [...text.matchAll(/(?:^|\r\n)([0-9a-f]+)(?=;|\r\n)/g)];
+          const size = sizes[Math.floor(random() * sizes.length)];
+          const start = (size.index ?? 0) + size[0].length - size[1].length;
+          const changed = [1, -1, 0x7fffffff][Math.floor(random() * 3)] + parseInt(size[1], 16);
+          return { body: Buffer.from(text.slice(0, start) + Math.max(0, changed).toString(16) + text.slice(start + size[1].length), 'latin1'), what: `chunk size ${size[1]} changed` };
+        }
+      }
+    }
+
+    it('any one change to a signed or trailed body is refused with an S3 error and nothing written, or stored byte for byte', async () => {
+      const random = seededRandom(RUNTIMES.indexOf(runtime) + 1);
+      const sizes = [0, 100, 8192, 70_000];
+      const faults: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        const payload = PAYLOADS[i % PAYLOADS.length];
+        const body = data.subarray(0, sizes[Math.floor(random() * sizes.length)]);
+        const key = `mutated/${runtime}-${i}.bin`;
+        const checksum = hasTrailer(payload) ? { algorithm: (['crc32', 'crc32c', 'sha256'] as const)[i % 3] } : undefined;
+        // Sent with Transfer-Encoding: chunked, as the JS SDK sends it: the signed head (which would
+        // state a Content-Length) stays valid whatever the change does to the body's length.
+        const upload = await buildChunkedUpload(gw.endpoint, ADMIN, { target: `/strict/${key}`, payload, data: body, chunkSize: 8192, checksum, transferEncodingChunked: true });
+        const changed = mutation(random, upload.body);
+        const res = await sendUpload(gw.endpoint, upload, changed.body);
+        const stored = (await exists(direct('rgw'), 'data', key)) ? await readBytes(direct('rgw'), 'data', key) : undefined;
+        const refusedCleanly = res.status >= 400 && res.status < 500 && errorCode(res.body) !== undefined && stored === undefined;
+        const storedWhole = res.status === 200 && stored?.equals(body) === true;
+        if (!refusedCleanly && !storedWhole) faults.push(`${payload}, ${body.length} bytes, ${changed.what}: ${res.status} ${errorCode(res.body) ?? ''}, stored ${stored?.length ?? 'nothing'}`);
+      }
+      expect(faults).toEqual([]);
+    }, 120_000);
   });
 });

@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import type { Keys } from '../support/clients';
 import { bucketToml, credentialToml, rgwOptions } from '../support/config-toml';
 import { startGateway, type RunningGateway } from '../support/gateway';
+import { seededRandom } from '../support/random';
 import { Sha256, errorCode } from '../support/raw-request';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
 
@@ -42,13 +43,9 @@ afterAll(async () => {
   await rgw?.stop();
 });
 
-/** A small linear congruential generator: the same requests in every run. */
+/** Pickers over a seeded generator: the same requests in every run. */
 function generator(seed: number): { pick: <T>(items: readonly T[]) => T; chance: (p: number) => boolean } {
-  let state = seed;
-  const next = (): number => {
-    state = (state * 1103515245 + 12345) & 0x7fffffff;
-    return state / 0x80000000;
-  };
+  const next = seededRandom(seed);
   return { pick: (items) => items[Math.floor(next() * items.length)], chance: (p) => next() < p };
 }
 
