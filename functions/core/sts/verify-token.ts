@@ -59,7 +59,15 @@ export async function verifyWebIdentityToken(token: string, role: Role, jwks: Jw
   return { ...(await verify(token, issuer, keys, now)), iss: issuer };
 }
 
+/**
+ * The JWS compact form (RFC 7515 §7.1): three base64url segments without padding, whitespace or any other
+ * character (an unsigned token's empty signature is refused by its alg next). jose's decoders on some runtimes skip such characters (workerd's accepted a signature with one
+ * inserted), which would let several strings stand for one token; only the one the issuer wrote is taken.
+ */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
 function decode(token: string): { header: ReturnType<typeof decodeProtectedHeader>; claims: JWTPayload } {
+  if (!COMPACT_JWS.test(token)) throw new StsError('InvalidIdentityToken', 'The web identity token is not a well-formed JWT');
   try {
     return { header: decodeProtectedHeader(token), claims: decodeJwt(token) };
   } catch {

@@ -57,6 +57,15 @@ describe('verifyWebIdentityToken', () => {
       return `${h}.${payload}.${s}`;
     }, 'InvalidIdentityToken', /signature does not verify/],
     ['not a JWT', async () => 'not-a-jwt', 'InvalidIdentityToken', /not a well-formed JWT/],
+    ...['=', '==', ' ', '\n', '+', '/', '\u00e9'].map((extra): [string, () => Promise<string>, string, RegExp] => [
+      `a genuine token with ${JSON.stringify(extra)} inserted in its signature`,
+      async () => {
+        const token = await issuer.mint({ at: NOW });
+        return token.slice(0, -2) + extra + token.slice(-2);
+      },
+      'InvalidIdentityToken',
+      /not a well-formed JWT/,
+    ]),
   ])('refuses %s', async (_, token, code, message) => {
     const err = await refusal(await token());
     expect(err.code).toBe(code);
