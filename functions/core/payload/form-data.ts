@@ -38,6 +38,15 @@ export interface FormUpload {
 
 const malformed = (why: string): S3Error => new S3Error('MalformedPOSTRequest', `The body of your POST request is not well-formed multipart/form-data: ${why}.`);
 
+/** The text of a part's headers or value: a client's bytes, so bytes that are not UTF-8 are its error. */
+function formText(bytes: Uint8Array): string {
+  try {
+    return fromUtf8(bytes);
+  } catch {
+    throw malformed('a part header or field value is not UTF-8');
+  }
+}
+
 /** The `boundary` of a `multipart/form-data` Content-Type, or undefined when the type is another. */
 export function formBoundary(contentType: string | null): string | undefined {
   if (contentType === null || !/^\s*multipart\/form-data\s*(;|$)/i.test(contentType)) return undefined;
@@ -68,7 +77,7 @@ export async function readForm(source: ReadableStream<Uint8Array>, boundary: str
       if (next === '--') throw new S3Error('InvalidArgument', 'POST requires exactly one file upload per request.');
       if (next !== '\r\n') throw malformed('a boundary line is not followed by CRLF');
       const headersEnd = await buffer.find(utf8('\r\n\r\n'), position + 2);
-      const part = partHeaders(fromUtf8(buffer.slice(position + 2, headersEnd)));
+      const part = partHeaders(formText(buffer.slice(position + 2, headersEnd)));
       const valueStart = headersEnd + 4;
       if (part.filename !== undefined) {
         if (part.name.toLowerCase() !== 'file') throw new S3Error('InvalidArgument', `The file must be sent in a field named "file", not "${part.name}".`);
@@ -77,7 +86,7 @@ export async function readForm(source: ReadableStream<Uint8Array>, boundary: str
       const valueEnd = await buffer.find(crlfDelimiter, valueStart);
       const name = part.name.toLowerCase();
       if (fields.has(name)) throw new S3Error('InvalidArgument', `The form names the field "${part.name}" more than once.`);
-      fields.set(name, fromUtf8(buffer.slice(valueStart, valueEnd)));
+      fields.set(name, formText(buffer.slice(valueStart, valueEnd)));
       position = valueEnd + crlfDelimiter.length;
     }
   } catch (err) {
@@ -171,7 +180,7 @@ class FormBuffer {
 
   async text(start: number, length: number): Promise<string> {
     while (this.bytes.length < start + length) await this.more();
-    return fromUtf8(this.bytes.subarray(start, start + length));
+    return formText(this.bytes.subarray(start, start + length));
   }
 
   /** The first index at or after `from` where `needle` starts, reading more until it appears. */
