@@ -280,9 +280,13 @@ function checkScopeDate(scopeDate: string, amzDate: string, fail: Fail): void {
 }
 
 /** `host;x-amz-date`: non-empty names, `host` among them (S3 requires the host to be signed). */
+/** A header field name (RFC 9110 §5.1, a token): fetch's Headers throws on anything else. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 function parseSignedHeaders(value: string, fail: Fail): string[] {
   const names = value.split(';');
   if (names.some((name) => name === '')) throw fail(`the SignedHeaders list "${value}" has an empty header name.`);
+  if (!names.every((name) => HEADER_NAME.test(name))) throw fail(`the SignedHeaders list "${value}" holds a name that is no header name.`);
   if (!names.includes('host')) throw fail('the host header must be signed (SignedHeaders must include host).');
   return names;
 }

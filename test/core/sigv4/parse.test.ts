@@ -226,4 +226,13 @@ describe('parsePresignedQuery', () => {
     expect(error.code).toBe('AuthorizationQueryParametersError');
     expect(error.message).toMatch(/host/);
   });
+
+  it.each(['host;r?ange', 'host;x-amz-date x-amz-content-sha256', 'host;ran\tge', 'host;x/y'])(
+    'GIVEN SignedHeaders %j, a name that is no header name THEN refused as malformed, in a header or a query, never by a lookup that throws',
+    (signedHeaders) => {
+      expect(errorOf(() => parsePresignedQuery(presignedQuery({ 'X-Amz-SignedHeaders': signedHeaders })))).toMatchObject({ code: 'AuthorizationQueryParametersError', message: expect.stringMatching(/no header name/) });
+      const header = errorOf(() => parseAuthorizationHeader(authorization({ signedHeaders }), headersWith()));
+      expect(header).toMatchObject({ code: 'AuthorizationHeaderMalformed', message: expect.stringMatching(/no header name/) });
+    },
+  );
 });

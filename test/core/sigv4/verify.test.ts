@@ -2,6 +2,7 @@ import { S3Error } from '../../../functions/core/errors';
 import { createHmac } from 'node:crypto';
 import { parseSignedRequest, presignUrl, signRequest, verifySignature, type SignableRequest } from '../../../functions/core/sigv4';
 import { hmac, toHex } from '../../../functions/core/bytes';
+import { seededRandom } from '../../support/random';
 
 /** The example key and requests of the S3 SigV4 documentation (sig-v4-header-based-auth, query-string-auth). */
 const AKID = 'AKIAIOSFODNN7EXAMPLE';
@@ -203,5 +204,55 @@ describe('signRequest and presignUrl produce the documented signatures', () => {
     await expect(presignUrl({ ...base, expiresSeconds: 604801 })).rejects.toThrow(TypeError);
     await expect(presignUrl({ ...base, expiresSeconds: 0 })).rejects.toThrow(TypeError);
     await expect(presignUrl({ ...base, url: '/b/k', expiresSeconds: 60 })).rejects.toThrow(TypeError);
+  });
+});
+
+describe('changed requests', () => {
+  /**
+   * Whether the change from `before` to `after` in `field` leaves what was signed as it was: whitespace
+   * HTTP strips around a value or SigV4 allows in Authorization, an empty query component, or the access
+   * key id (which picks the secret, identity.ts's part, and is not itself signed).
+   */
+  function unsigned(field: string, before: string, after: string): boolean {
+    if (field === 'authorization') {
+      const norm = (v: string): string => v.replace(/\s+/g, '').replace(/Credential=[^/]*\//, 'Credential=/');
+      return norm(before) === norm(after);
+    }
+    if (field === 'rawQuery') {
+      const norm = (v: string): string => v.split('&').filter(Boolean).join('&').replace(/X-Amz-Credential=[^&%]*%2F/, 'X-Amz-Credential=%2F');
+      return norm(before) === norm(after);
+    }
+    return field !== 'method' && field !== 'rawPath' && before.trim() === after.trim();
+  }
+
+  it('GIVEN 3,000 one-character changes to signed requests THEN none is accepted unless it left what was signed as it was, and every refusal is an S3 error', async () => {
+    const random = seededRandom(11);
+    const characters = 'aA0=,;/ %.-_~&?\tz9';
+    const faults: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const original = random() < 0.5 ? documentedGet() : documentedPresignedGet();
+      const fields: Record<string, string> = { method: original.method, rawPath: original.rawPath, rawQuery: original.rawQuery };
+      original.headers.forEach((value, name) => (fields[name] = value));
+      const names = Object.keys(fields);
+      const field = names[Math.floor(random() * names.length)];
+      const before = fields[field];
+      const at = Math.floor(random() * (before.length + 1));
+      const c = characters[Math.floor(random() * characters.length)];
+      const after = [before.slice(0, at) + c + before.slice(at + 1), before.slice(0, at) + before.slice(at + 1), before.slice(0, at) + c + before.slice(at)][Math.floor(random() * 3)];
+      if (after === before) continue;
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(fields)) if (!['method', 'rawPath', 'rawQuery'].includes(name)) headers.set(name, name === field ? after.trim() : value);
+      const changed = { ...fields, [field]: after };
+      const request: SignableRequest = { method: changed.method, rawPath: changed.rawPath, rawQuery: changed.rawQuery, headers };
+      try {
+        const info = parseSignedRequest(headers, request.rawQuery);
+        if (info === undefined) continue; // now anonymous: the signature's absence is authorization's business
+        await verifySignature(request, info, SECRET, SIGNED_AT);
+        if (!unsigned(field, before, after)) faults.push(`accepted ${field} ${JSON.stringify(after)}`);
+      } catch (err) {
+        if (!(err instanceof S3Error)) faults.push(`${String(err)} for ${field} ${JSON.stringify(after)}`);
+      }
+    }
+    expect(faults).toEqual([]);
   });
 });
