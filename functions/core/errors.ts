@@ -53,6 +53,11 @@ export const S3_ERROR_STATUS = {
 
 export type S3ErrorCode = keyof typeof S3_ERROR_STATUS;
 
+/** Whether `code` (text from a backend) is an S3 error code the gateway knows; `in` would also take `constructor`. */
+export function isS3ErrorCode(code: string): code is S3ErrorCode {
+  return Object.hasOwn(S3_ERROR_STATUS, code);
+}
+
 export class S3Error extends Error {
   readonly status: number;
 

@@ -1,6 +1,6 @@
 import type { S3Backend } from '../config/types';
 import { backendDocument } from '../streams';
-import { S3Error, S3_ERROR_STATUS, s3Message, type S3ErrorCode } from '../errors';
+import { S3Error, isS3ErrorCode, s3Message } from '../errors';
 import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
 import { sha256Hex } from '../bytes';
@@ -198,7 +198,7 @@ export function backendError(status: number, body: string): S3Error {
   const error = childOf(parseXml(body), 'Error');
   const code = textOf(childOf(error, 'Code'));
   const message = textOf(childOf(error, 'Message')) || `The backend answered ${status}`;
-  if (code && code in S3_ERROR_STATUS) return new S3Error(code as S3ErrorCode, message);
+  if (code && isS3ErrorCode(code)) return new S3Error(code, message);
   if (status === 503) return new S3Error('ServiceUnavailable', message);
   return new S3Error('BadGateway', `The backend answered ${status}${code ? ` ${code}` : ''}`);
 }

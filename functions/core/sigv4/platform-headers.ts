@@ -50,7 +50,8 @@ const MAX_VARIANTS = 8;
 export function signedHeaderVariants(headers: ReadonlyHeaders, signedHeaders: readonly string[], rules: PlatformHeaders): ReadonlyHeaders[] {
   let variants: Array<Readonly<Record<string, string>>> = [{}];
   for (const name of signedHeaders) {
-    const rewrite = rules.rewritten[name];
+    // Own entries only: a signed header named `constructor` must not find Object's.
+    const rewrite = Object.hasOwn(rules.rewritten, name) ? rules.rewritten[name] : undefined;
     const arrived = headers.get(name);
     if (rewrite === undefined || arrived === null) continue;
     const values = rewrite.signedValues(arrived);

@@ -1,4 +1,4 @@
-import { S3Store } from '../../../functions/core/backends/s3';
+import { S3Store, backendError } from '../../../functions/core/backends/s3';
 import type { S3Backend } from '../../../functions/core/config/types';
 import { isRewriteBody, type ProxyResponse } from '../../../functions/core/http';
 
@@ -86,5 +86,15 @@ describe('S3Store.errorResponse', () => {
     expect(isRewriteBody(forward.respond(304, headers))).toBe(false);
     const head = await store.forwardObject({ method: 'HEAD', key: 'a.txt', headers: {}, requestId: 'R' });
     expect(isRewriteBody(head.respond(404, headers))).toBe(false);
+  });
+});
+
+describe('backendError: the error in a document the gateway read itself', () => {
+  it('GIVEN an S3 code THEN that code, with the backend\'s message', () => {
+    expect(backendError(404, '<Error><Code>NoSuchUpload</Code><Message>gone</Message></Error>')).toMatchObject({ code: 'NoSuchUpload', status: 404, message: 'gone' });
+  });
+
+  it.each(['constructor', '__proto__', 'toString', 'Unheard'])('GIVEN the code %j, which is no S3 code THEN 502 BadGateway naming it', (code) => {
+    expect(backendError(400, `<Error><Code>${code}</Code></Error>`)).toMatchObject({ code: 'BadGateway', status: 502, message: `The backend answered 400 ${code}` });
   });
 });

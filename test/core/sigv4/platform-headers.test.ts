@@ -72,4 +72,10 @@ describe('verifySignature over headers the platform rewrote', () => {
     const outcome = await verify(await request({ 'keep-alive': 'timeout=5' }, { 'keep-alive': 'timeout=60' }, EDGE_LIKE));
     expect(outcome).toMatch(/^SignatureDoesNotMatch: .*\(test platform\) removes or replaces keep-alive; do not sign it/);
   });
+
+  it('GIVEN a signed header named constructor and a signature that does not match THEN SignatureDoesNotMatch, never a lookup of Object\'s own', async () => {
+    const req = await request({ constructor: 'signed' }, { constructor: 'changed' }, EDGE_LIKE);
+    expect(await verify(req)).toMatch(/^SignatureDoesNotMatch/);
+    expect(await verify({ ...req, platformHeaders: undefined })).toMatch(/^SignatureDoesNotMatch/);
+  });
 });

@@ -36,7 +36,7 @@ const AZURE_TO_S3: Readonly<Record<string, S3ErrorCode>> = {
 
 /** The S3 error for an Azure error status and code; backend detail never reaches the client's message. */
 export function azureError(status: number, code: string | undefined): S3Error {
-  const s3 = (code !== undefined ? AZURE_TO_S3[code] : undefined) ?? S3_CODE_BY_STATUS[status] ?? 'BadGateway';
+  const s3 = (code !== undefined && Object.hasOwn(AZURE_TO_S3, code) ? AZURE_TO_S3[code] : undefined) ?? S3_CODE_BY_STATUS[status] ?? 'BadGateway';
   const message = s3 === 'BadGateway' ? `The Azure backend answered ${status}${code ? ` ${code}` : ''}` : messageFor(s3) ?? `The Azure backend answered ${code ?? status}`;
   return new S3Error(s3, message);
 }

@@ -1,4 +1,4 @@
-import { S3Error, S3_ERROR_STATUS, s3Message, type S3ErrorCode } from '../../errors';
+import { S3Error, isS3ErrorCode, s3Message, type S3ErrorCode } from '../../errors';
 import { S3_CODE_BY_STATUS } from '../translate';
 
 /** Backend codes that describe the gateway's own credentials, never the client's. */
@@ -10,7 +10,7 @@ const CREDENTIAL_CODES = new Set(['SignatureDoesNotMatch', 'InvalidAccessKeyId',
  */
 export function gcsError(status: number, code?: string): S3Error {
   if (code !== undefined && CREDENTIAL_CODES.has(code)) return new S3Error('AccessDenied', 'Access Denied: the GCS backend refused the gateway\'s credentials');
-  if (code !== undefined && code in S3_ERROR_STATUS && code !== 'InternalError') return new S3Error(code as S3ErrorCode, messageFor(code as S3ErrorCode) ?? `The GCS backend answered ${code}`);
+  if (code !== undefined && isS3ErrorCode(code) && code !== 'InternalError') return new S3Error(code, messageFor(code) ?? `The GCS backend answered ${code}`);
   const s3 = S3_CODE_BY_STATUS[status] ?? 'BadGateway';
   return new S3Error(s3, messageFor(s3) ?? `The GCS backend answered ${status}`);
 }
