@@ -279,10 +279,10 @@ function checkScopeDate(scopeDate: string, amzDate: string, fail: Fail): void {
   }
 }
 
-/** `host;x-amz-date`: non-empty names, `host` among them (S3 requires the host to be signed). */
 /** A header field name (RFC 9110 §5.1, a token): fetch's Headers throws on anything else. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/** `host;x-amz-date`: non-empty header names, `host` among them (S3 requires the host to be signed). */
 function parseSignedHeaders(value: string, fail: Fail): string[] {
   const names = value.split(';');
   if (names.some((name) => name === '')) throw fail(`the SignedHeaders list "${value}" has an empty header name.`);

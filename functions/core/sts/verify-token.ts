@@ -61,8 +61,9 @@ export async function verifyWebIdentityToken(token: string, role: Role, jwks: Jw
 
 /**
  * The JWS compact form (RFC 7515 §7.1): three base64url segments without padding, whitespace or any other
- * character (an unsigned token's empty signature is refused by its alg next). jose's decoders on some runtimes skip such characters (workerd's accepted a signature with one
- * inserted), which would let several strings stand for one token; only the one the issuer wrote is taken.
+ * character (an unsigned token's empty signature is refused by its alg next). jose's decoders on some
+ * runtimes skip such characters (workerd's accepted a signature with one inserted), which would let several
+ * strings stand for one token; only the one the issuer wrote is taken.
  */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 

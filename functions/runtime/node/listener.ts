@@ -91,7 +91,7 @@ export function answerUnreadable(err: NodeJS.ErrnoException, socket: Duplex, log
     const requestId = newRequestId();
     const error = unreadableError(err.code);
     const { status, headers, body } = errorResponse(error, requestId, 'GET', undefined);
-    const xml = Buffer.from(body as string);
+    const xml = Buffer.from(String(body));
     const head = { ...headers, 'content-length': String(xml.length), date: new Date().toUTCString(), connection: 'close' };
     let text = `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? ''}\r\n`;
     for (const [name, value] of Object.entries(head)) text += `${name}: ${value}\r\n`;
