@@ -80,6 +80,8 @@ export class S3Error extends Error {
 const S3_MESSAGES: Partial<Record<S3ErrorCode, string>> = {
   AccessDenied: 'Access Denied',
   BadDigest: 'The Content-MD5 you specified did not match what we received.',
+  EntityTooSmall: 'Your proposed upload is smaller than the minimum allowed object size.',
+  InvalidPart: "One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not have matched the part's entity tag.",
   InvalidRange: 'The requested range is not satisfiable',
   NoSuchBucket: 'The specified bucket does not exist',
   NoSuchKey: 'The specified key does not exist.',

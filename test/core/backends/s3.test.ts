@@ -40,6 +40,10 @@ describe('S3Store.errorResponse', () => {
     expect(rewritten(404, '<Error><Code>NoSuchKey</Code><Key>other/a.txt</Key></Error>').xml).not.toContain('<Key>');
   });
 
+  it('GIVEN RGW\'s message-less InvalidPart (a part missing from a completed upload) THEN S3\'s words for it', () => {
+    expect(rewritten(400, '<Error><Code>InvalidPart</Code><Message></Message></Error>').xml).toContain("<Message>One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not have matched the part&apos;s entity tag.</Message>");
+  });
+
   it('GIVEN no message for a code S3 has no words for here (or one named like an object property) THEN it says the backend answered that code', () => {
     expect(rewritten(400, '<Error><Code>InvalidArgument</Code></Error>').xml).toContain('<Message>The backend answered InvalidArgument</Message>');
     expect(rewritten(400, '<Error><Code>constructor</Code><Message></Message></Error>').xml).toContain('<Message>The backend answered constructor</Message>');
