@@ -4,6 +4,9 @@ import type { PlatformHeaders } from './sigv4/platform-headers';
  * Node server, the Lambda handler and an edge worker can each translate to and from their own shapes.
  */
 
+/** A method or header field name (RFC 9110 §5.6.2 `token`). */
+export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
 /** A client request exactly as received. `rawPath` and `rawQuery` are never normalized: SigV4 signs them. */
 export interface ProxyRequest {
   /** Upper-case method. */

@@ -5,13 +5,13 @@
  */
 import { CORS_METHODS, type CorsMethod, type CorsRule, type PathMapping } from './types';
 import type { Reader } from './reader';
+import { TOKEN } from '../http';
 
 /** S3 allows at most 100 rules in a bucket's CORS configuration. */
 const MAX_CORS_RULES = 100;
 
 /** A header name (RFC 9110 token) with at most one `*` wildcard. */
 const HEADER_PATTERN = /^[!#$%&'+\-.^_`|~0-9A-Za-z]*\*?[!#$%&'+\-.^_`|~0-9A-Za-z]*$/;
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** The rules in `field` of `t` (absent: undefined), each validated with its entry named. */
 export function readCorsRules(t: Reader, field: string): CorsRule[] | undefined {
@@ -41,7 +41,7 @@ function readCorsRule(t: Reader): CorsRule {
   }
   const expose = t.stringArray('expose_headers');
   for (const header of expose) {
-    if (!HEADER_NAME.test(header) || header.includes('*')) t.problem('expose_headers', `"${header}" must be a header name (no wildcard)`);
+    if (!TOKEN.test(header) || header.includes('*')) t.problem('expose_headers', `"${header}" must be a header name (no wildcard)`);
   }
   const maxAge = t.optionalInteger('max_age_seconds');
   if (maxAge !== undefined && maxAge < 0) t.problem('max_age_seconds', 'must be a non-negative integer (seconds)');

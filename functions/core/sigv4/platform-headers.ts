@@ -28,11 +28,12 @@ export interface PlatformHeaders {
    * them with its own): a signature over one cannot be verified, and the refusal says why.
    */
   readonly dropped: ReadonlySet<string>;
-  readonly rewritten: Readonly<Record<string, HeaderRewrite>>;
+  /** Lower-case names the platform rewrites, with how: a map, so a name like `constructor` finds nothing. */
+  readonly rewritten: ReadonlyMap<string, HeaderRewrite>;
 }
 
 /** No platform in front (the Node server): every header arrives as sent. */
-export const NO_PLATFORM_HEADERS: PlatformHeaders = { platform: 'none', dropped: new Set(), rewritten: {} };
+export const NO_PLATFORM_HEADERS: PlatformHeaders = { platform: 'none', dropped: new Set(), rewritten: new Map() };
 
 /** A header whose value the platform replaces with one fixed value, from any of `from`. */
 export function normalizedTo(value: string, from: readonly string[]): HeaderRewrite {
@@ -50,8 +51,7 @@ const MAX_VARIANTS = 8;
 export function signedHeaderVariants(headers: ReadonlyHeaders, signedHeaders: readonly string[], rules: PlatformHeaders): ReadonlyHeaders[] {
   let variants: Array<Readonly<Record<string, string>>> = [{}];
   for (const name of signedHeaders) {
-    // Own entries only: a signed header named `constructor` must not find Object's.
-    const rewrite = Object.hasOwn(rules.rewritten, name) ? rules.rewritten[name] : undefined;
+    const rewrite = rules.rewritten.get(name);
     const arrived = headers.get(name);
     if (rewrite === undefined || arrived === null) continue;
     const values = rewrite.signedValues(arrived);

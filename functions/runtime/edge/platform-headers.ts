@@ -26,5 +26,5 @@ export const CLOUDFLARE_ACCEPT_ENCODINGS: readonly string[] = [
 export const CLOUDFLARE_HEADERS: PlatformHeaders = {
   platform: 'Cloudflare Workers',
   dropped: new Set(),
-  rewritten: { 'accept-encoding': normalizedTo('br, gzip', CLOUDFLARE_ACCEPT_ENCODINGS) },
+  rewritten: new Map([['accept-encoding', normalizedTo('br, gzip', CLOUDFLARE_ACCEPT_ENCODINGS)]]),
 };

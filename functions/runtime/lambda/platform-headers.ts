@@ -12,7 +12,7 @@ import type { PlatformHeaders } from '../../core/sigv4/platform-headers';
 export const FUNCTION_URL_HEADERS: PlatformHeaders = {
   platform: 'Lambda Function URL',
   dropped: new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'upgrade', 'proxy-connection', 'expect', 'trailer']),
-  rewritten: {},
+  rewritten: new Map(),
 };
 
 /**
@@ -31,12 +31,15 @@ export const WEB_FUNCTION_HEADERS: PlatformHeaders = {
     // into a signed request (s3cmd `modify`) cannot be verified behind a Web Function.
     'lambda-web-request-id', 'lambda-web-endpoint-name',
   ]),
-  rewritten: {
-    'x-forwarded-for': {
-      signedValues: (arrived) => {
-        const last = arrived.lastIndexOf(',');
-        return last < 0 ? [] : [arrived.slice(0, last)];
+  rewritten: new Map([
+    [
+      'x-forwarded-for',
+      {
+        signedValues: (arrived) => {
+          const last = arrived.lastIndexOf(',');
+          return last < 0 ? [] : [arrived.slice(0, last)];
+        },
       },
-    },
-  },
+    ],
+  ]),
 };

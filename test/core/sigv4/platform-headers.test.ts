@@ -10,7 +10,7 @@ const NOW = Date.UTC(2026, 10, 27, 12);
 const EDGE_LIKE: PlatformHeaders = {
   platform: 'test platform',
   dropped: new Set(['keep-alive']),
-  rewritten: { 'accept-encoding': normalizedTo('br, gzip', ['gzip', 'br', 'br, gzip']) },
+  rewritten: new Map([['accept-encoding', normalizedTo('br, gzip', ['gzip', 'br', 'br, gzip'])]]),
 };
 
 /** A GET signed with `signed` headers, arriving with `arrived` in their place. */

@@ -22,7 +22,7 @@ describe('edge request translator', () => {
     const seen: string[] = [];
     rclone.headers.forEach((value, name) => seen.push(`${name}: ${value}`));
     expect(seen).toEqual(['accept-encoding: gzip']);
-    expect(rclone.platformHeaders?.rewritten['accept-encoding']?.signedValues('br, gzip')).toContain('gzip');
+    expect(rclone.platformHeaders?.rewritten.get('accept-encoding')?.signedValues('br, gzip')).toContain('gzip');
     // The client sent none: the core sees none.
     const none = toProxyRequest(withCf({ clientAcceptEncoding: '' }, { 'accept-encoding': 'br, gzip' }));
     expect([none.headers.has('accept-encoding'), none.headers.get('accept-encoding')]).toEqual([false, null]);

@@ -2,7 +2,7 @@ import { WEB_FUNCTION_HEADERS, FUNCTION_URL_HEADERS } from '../../../functions/r
 
 describe("Lambda fronts' request headers", () => {
   it('GIVEN a Web Function appended the client address to X-Forwarded-For THEN only the value before it may have been signed', () => {
-    const xff = WEB_FUNCTION_HEADERS.rewritten['x-forwarded-for']!;
+    const xff = WEB_FUNCTION_HEADERS.rewritten.get('x-forwarded-for')!;
     expect(xff.signedValues('10.0.0.1, 192.0.2.7')).toEqual(['10.0.0.1']);
     expect(xff.signedValues('10.0.0.1,10.0.0.2,192.0.2.7')).toEqual(['10.0.0.1,10.0.0.2']);
     // The client sent none: the platform's address alone, which no client signed.

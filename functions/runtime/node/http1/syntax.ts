@@ -1,7 +1,6 @@
 /** HTTP/1.1 syntax both directions check, as node:http does: tokens, field values, request targets. */
 
-/** A method or header name (RFC 9110 `token`). */
-export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+export { TOKEN } from '../../../core/http';
 
 /** A character no header value may carry (controls other than tab). */
 export const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
