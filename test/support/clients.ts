@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 
 /**
  * The real clients the suites drive: aws-cli (both generations on the machine), boto3 (both generations),
- * the JS SDK v3 and rclone. A missing client fails the test loudly with the package to install.
+ * the JS SDK v3, rclone, restic and curl. A missing client fails the test loudly with the package to install.
  */
 export interface Keys {
   readonly accessKeyId: string;
@@ -123,4 +123,31 @@ export function rclone(endpoint: string, keys: Keys, args: readonly string[], in
     RCLONE_CONFIG_GW_SECRET_ACCESS_KEY: keys.secretAccessKey,
   };
   return run('rclone', ['--retries', '1', '--low-level-retries', '1', ...args], env, 'apt-get install rclone (Debian package rclone)', input);
+}
+
+/**
+ * Runs restic (its S3 backend is minio-go, so an S3 client written apart from the AWS SDKs) on the
+ * repository `s3:{endpoint}/{path}`, configured from the environment alone, with `password` as the
+ * repository's. Over plain HTTP minio-go signs every PUT's body chunk by chunk
+ * (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD`) and sends its Content-MD5.
+ */
+export function restic(endpoint: string, keys: Keys, path: string, password: string, args: readonly string[]): Promise<Run> {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    AWS_ACCESS_KEY_ID: keys.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: keys.secretAccessKey,
+    RESTIC_REPOSITORY: `s3:${endpoint}/${path}`,
+    RESTIC_PASSWORD: password,
+  };
+  return run('restic', ['--no-cache', ...args], env, 'apt-get install restic (Debian package restic)');
+}
+
+/**
+ * Runs curl signing with its own SigV4 (`--aws-sigv4`, an implementation apart from the SDKs') for `keys`,
+ * with `-s` and `args`; stdout ends with the status when `args` asks for `-w '%{http_code}'`.
+ */
+export function curlSigned(keys: Keys, args: readonly string[]): Promise<Run> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  return run('curl', ['-s', '--aws-sigv4', 'aws:amz:us-east-1:s3', '--user', `${keys.accessKeyId}:${keys.secretAccessKey}`, ...args], env, 'apt-get install curl');
 }
