@@ -213,6 +213,64 @@ const { STSClient, AssumeRoleWithWebIdentityCommand, GetCallerIdentityCommand } 
       );
       expect(JSON.parse(stdout)).toEqual({ arn: ARN });
     });
+
+    // How a Kubernetes pod or a GitLab CI job gets credentials: the token in a file, the role in the
+    // environment, and the SDK's default credential chain exchanging one for the other at the gateway's STS.
+    describe('the default credential chain with a web identity token file', () => {
+      const chainEnv = async (): Promise<NodeJS.ProcessEnv> => {
+        const tokenFile = join(workdir, `token-${runtime}`);
+        writeFileSync(tokenFile, await issuer.mint());
+        return {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          AWS_REGION: 'us-east-1',
+          AWS_CONFIG_FILE: '/dev/null',
+          AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+          AWS_EC2_METADATA_DISABLED: 'true',
+          AWS_WEB_IDENTITY_TOKEN_FILE: tokenFile,
+          AWS_ROLE_ARN: ROLE_ARN,
+          AWS_ROLE_SESSION_NAME: 'pod',
+          AWS_ENDPOINT_URL_STS: `${gw.endpoint}/sts`,
+          AWS_ENDPOINT_URL_S3: gw.endpoint,
+        };
+      };
+      const childOutput = (file: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<string> =>
+        new Promise((resolvePromise, reject) =>
+          execFile(file, args, { cwd: ROOT, env, timeout: 60_000 }, (err, out, stderr) => (err ? reject(new Error(stderr)) : resolvePromise(out))),
+        );
+
+      it('the JS SDK v3: an S3 client with no credentials reads and lists inside the prefix, and nowhere else', async () => {
+        const script = `
+const { S3Client, GetObjectCommand, ListObjectsV2Command } = require('@aws-sdk/client-s3');
+(async () => {
+  const s3 = new S3Client({ forcePathStyle: true, maxAttempts: 1 });
+  const read = await s3.send(new GetObjectCommand({ Bucket: 'artifacts', Key: 'acme/widgets/build.txt' }));
+  const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'artifacts', Prefix: 'acme/widgets/' }));
+  const outside = await s3.send(new GetObjectCommand({ Bucket: 'artifacts', Key: 'acme/other/secret.txt' })).then(() => 'read', (err) => err.name);
+  console.log(JSON.stringify({ body: await read.Body.transformToString(), keys: listed.Contents.map((c) => c.Key), outside }));
+})().catch((err) => { console.error(err); process.exit(1); });
+`;
+        const out = JSON.parse(await childOutput(process.execPath, ['-e', script], await chainEnv()));
+        expect(out).toEqual({ body: 'widgets build\n', keys: expect.arrayContaining(['acme/widgets/build.txt']), outside: 'AccessDenied' });
+      });
+
+      it('boto3: a client with no credentials reads inside the prefix, and nowhere else', async () => {
+        const snippet = `
+import json, boto3
+from botocore.config import Config
+s3 = boto3.client('s3', config=Config(s3={'addressing_style': 'path'}, retries={'max_attempts': 1}))
+body = s3.get_object(Bucket='artifacts', Key='acme/widgets/build.txt')['Body'].read().decode()
+try:
+    s3.get_object(Bucket='artifacts', Key='acme/other/secret.txt')
+    outside = 'read'
+except s3.exceptions.ClientError as e:
+    outside = e.response['Error']['Code']
+print(json.dumps({'body': body, 'outside': outside}))
+`;
+        const out = JSON.parse(await childOutput('python3', ['-c', snippet], await chainEnv()));
+        expect(out).toEqual({ body: 'widgets build\n', outside: 'AccessDenied' });
+      });
+    });
   });
 
   // Each aws-cli on one runtime: STS is the core's on both, and eight runs of a CLI take ~13 s here.
