@@ -116,10 +116,12 @@ export async function listSegments(segments: readonly ListSegment[], params: Lis
     const inner = after !== undefined && after.startsWith(full) ? after.slice(base.length) : undefined;
     const cp = delimiter === undefined ? undefined : foldedPrefix(full, prefix.length, delimiter);
     if (cp !== undefined) {
-      if (commonPrefixes[commonPrefixes.length - 1] === cp) continue;
-      if (after !== undefined && compareKeys(cp, after) <= 0 && !(after.startsWith(cp) && after !== cp)) continue;
+      // A common prefix is an entry in key order, as the backends list it: one at or before the position is
+      // not shown again, also when the position lies inside it. So every key of the range is before the
+      // position or after it, and the range is asked from its start.
+      if (commonPrefixes[commonPrefixes.length - 1] === cp || !isAfter(cp, after)) continue;
       if (count() >= maxKeys) return stop();
-      if (await holdsAny(ctx, range, inner)) emitPrefix(cp);
+      if (await holdsAny(ctx, range)) emitPrefix(cp);
       continue;
     }
     if (range.exact) {
@@ -197,10 +199,10 @@ export function straddles(full: string, from: number, delimiter: string): boolea
   return false;
 }
 
-/** Whether the range holds a key (after `after`, in the bucket's key space): one single-key backend read. */
-async function holdsAny(ctx: BucketContext, range: KeyRange, after: string | undefined): Promise<boolean> {
+/** Whether the range holds a key: one single-key backend read. */
+async function holdsAny(ctx: BucketContext, range: KeyRange): Promise<boolean> {
   if (range.exact) return (await exactKey(ctx, range.prefix)) !== undefined;
-  const page = await ctx.store.list({ version: 2, prefix: range.prefix, maxKeys: 1, startAfter: after, fetchOwner: false }, backendCall(ctx));
+  const page = await ctx.store.list({ version: 2, prefix: range.prefix, maxKeys: 1, fetchOwner: false }, backendCall(ctx));
   return page.contents.some((entry) => entry.key.startsWith(range.prefix)) || page.commonPrefixes.some((p) => p.startsWith(range.prefix));
 }
 

@@ -186,6 +186,16 @@ describe('listObjects for a caller whose scopes cover part of the bucket', () =>
     expect(out).toMatchObject({ keys: [], prefixes: ['data-x/', 'data/'] });
   });
 
+  it('a position at or inside a folded common prefix does not show it again, as a backend lists it', async () => {
+    const keys = ['data-x/1', 'data-x/2', 'data/a'];
+    const scopes = [scope('priv', ['data', 'data-x/'])];
+    for (const position of ['data-x/', 'data-x/1']) {
+      expect(await list({ prefix: 'data', delimiter: '/', startAfter: position }, scopes, keys)).toMatchObject({ keys: [], prefixes: ['data/'] });
+      expect(await list({ version: 1, prefix: 'data', delimiter: '/', marker: position }, scopes, keys)).toMatchObject({ keys: [], prefixes: ['data/'] });
+    }
+    expect(await list({ prefix: 'data', delimiter: '/', startAfter: 'data-w' }, scopes, keys)).toMatchObject({ keys: [], prefixes: ['data-x/', 'data/'] });
+  });
+
   it('max-keys 0 is an empty page, not truncated', async () => {
     expect(await list({ prefix: 'data', maxKeys: 0 })).toMatchObject({ keys: [], prefixes: [], truncated: false });
   });
