@@ -1,6 +1,6 @@
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { compareKeys } from '../../functions/core/keys';
-import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../../functions/core/xml';
+import { childOf, decodeEntities, listOf, parseXml, textOf, type ParsedXml } from '../../functions/core/xml';
 import type { Keys } from '../support/clients';
 import { bucketToml, credentialToml, everywhere, s3Options } from '../support/config-toml';
 import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
@@ -62,7 +62,7 @@ function randomKeys(random: () => number): string[] {
 
 beforeAll(async () => {
   [rgw, azurite, gcs] = await Promise.all([startRgw(), startAzurite(), startGcsEmulator()]);
-  await Promise.all([createBucket(rgw, 'lst'), azurite.createContainer('lst')]);
+  await Promise.all([createBucket(rgw, 'lst'), createBucket(rgw, 'vlst', { versioning: true }), createBucket(rgw, 'ulst'), createBucket(rgw, 'pctu'), azurite.createContainer('lst')]);
   direct = rgwS3Client(rgw);
   keys.push(...randomKeys(seededRandom(2511)));
   const all = [...keys, ...keys.filter((_, i) => i % 3 === 0).map((k) => `t/${k}`)];
@@ -72,6 +72,25 @@ beforeAll(async () => {
     );
   }
   keys.push(...all.slice(keys.length));
+  // Every other key in a versioned bucket: one to three versions each, and every fifth of those deleted.
+  const versioned = keys.filter((_, i) => i % 2 === 0);
+  await Promise.all(
+    versioned.map(async (Key, i) => {
+      for (let v = 0; v <= i % 3; v++) await direct.send(new PutObjectCommand({ Bucket: 'vlst', Key, Body: `${Key} ${v}` }));
+      if (i % 5 === 0) await direct.send(new DeleteObjectCommand({ Bucket: 'vlst', Key }));
+    }),
+  );
+  // A multipart upload begun for every key, two for every third. Not for names holding a
+  // character up to `.`: RGW lists uploads in the order of `key.uploadId` and pages them by key, so `a-b/x`
+  // comes before `a`'s own uploads and a page starting after `a` loses it (backends.md).
+  await Promise.all(
+    keys
+      .filter((key) => !/[\x20-\x2e]/.test(key))
+      .map(async (Key, i) => {
+        for (let u = 0; u <= (i % 3 === 0 ? 1 : 0); u++) await direct.send(new CreateMultipartUploadCommand({ Bucket: 'ulst', Key }));
+      }),
+  );
+  for (const Key of ['pct/k%41', 'pct/k%41', 'pct/k5']) await direct.send(new CreateMultipartUploadCommand({ Bucket: 'pctu', Key }));
 }, 180_000);
 
 afterAll(async () => {
@@ -285,3 +304,188 @@ describe.each(TRANSPORT_RUNTIMES)('account-level listings of a path-mapped deplo
   }, 300_000);
 });
 
+/**
+ * A key marker given alone, naming a key that holds `%41`: S3 starts after that key's uploads, which RGW
+ * lists again. The gateway leaves them out and asks for the next page after the last one, which it must
+ * name as the key it is, not as RGW's NextKeyMarker reads (unencoded, whatever `encoding-type` asked).
+ */
+describe.each(TRANSPORT_RUNTIMES)('multipart upload listings after a key marker alone (%s runtime)', (runtime: RuntimeName) => {
+  let gw: RunningGateway;
+
+  beforeAll(async () => {
+    const config = [
+      bucketToml({ name: 'ulst', backend_type: 's3' }, s3Options(rgw.endpoint, 'pctu', rgw)),
+      credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere(['list_bucket'])]),
+    ].join('\n');
+    gw = await startGateway(runtime, { config });
+  }, 60_000);
+
+  afterAll(() => gw?.stop());
+
+  it.each([false, true])('start after every upload of that key, and go on from there (encoding-type=url: %s)', async (url) => {
+    const l: Listing = { bucket: 'ulst', version: 2, prefix: 'pct/', maxKeys: 2, start: 'pct/k%41', url };
+    expect(await walkEntries(UPLOADS, gw.endpoint, ADMIN, l)).toEqual([expect.stringMatching(/^U:pct\/k5#/)]);
+  });
+});
+
+/** What a kind of entry listing is asked with and answers. */
+interface EntryListing {
+  /** The subresource, its page size parameter, and its second marker. */
+  readonly subresource: string;
+  readonly maxParam: string;
+  readonly idMarker: string;
+  /** Entries in document order: their element names and id field, and the letter each is shown with. */
+  readonly elements: Readonly<Record<string, string>>;
+  readonly idField: string;
+}
+
+const VERSIONS: EntryListing = { subresource: 'versions', maxParam: 'max-keys', idMarker: 'version-id-marker', elements: { Version: 'V', DeleteMarker: 'D' }, idField: 'VersionId' };
+const UPLOADS: EntryListing = { subresource: 'uploads', maxParam: 'max-uploads', idMarker: 'upload-id-marker', elements: { Upload: 'U' }, idField: 'UploadId' };
+
+/**
+ * ListObjectVersions and ListMultipartUploads the same way, on RGW buckets: every version and delete marker
+ * (or upload) of the keys the caller may see, in RGW's order (key order; newest version first within a key,
+ * uploads in RGW's order), paged by key and version (or upload) markers. A key marker given alone starts
+ * after every entry of that key, as S3 does.
+ */
+describe.each([
+  ['version listings', VERSIONS, 'vlst', 'list_bucket_versions', 50],
+  ['multipart upload listings', UPLOADS, 'ulst', 'list_bucket', 70],
+] as const)('%s', (_, kind, backendBucket, action, seeds) => {
+  /** Every entry in RGW's order: its letter, `:`, its key, `#` and its id. */
+  let all: string[];
+  const keyOf = (entry: string): string => entry.slice(2, entry.lastIndexOf('#'));
+  /**
+   * Uploads of the same key come in RGW's order (by upload id), which the gateway passes on: their walks
+   * are compared as sorted lists (nothing missing, nothing twice). Versions are compared in order.
+   */
+  const inOrder = (shown: Shown): Shown => (kind === UPLOADS ? [...shown].sort() : shown);
+  /** RGW answers ListMultipartUploads with a delimiter with a few uploads and no common prefixes (backends.md). */
+  const listing = (random: () => number, bucket: string, names: readonly string[], listable?: (prefix: string) => boolean): Listing => {
+    const l = randomListing(random, bucket, names, listable);
+    return kind === UPLOADS ? { ...l, delimiter: undefined } : l;
+  };
+
+  beforeAll(async () => {
+    all = await walkEntries(kind, rgw.endpoint, rgw, { bucket: backendBucket, version: 2, url: true }, true);
+    expect(all.length).toBeGreaterThan(40);
+  });
+
+  /**
+   * The entries S3 lists from `entries` (RGW's order, keys already in the caller's space). `rgw`: as RGW
+   * lists them, which starts a key marker given alone at that key's entries.
+   */
+  function entryModel(entries: readonly string[], l: Listing, rgw = false): Shown {
+    const prefix = l.prefix ?? '';
+    const shown: Shown = [];
+    for (const entry of entries) {
+      const key = keyOf(entry);
+      if (!key.startsWith(prefix) || (l.start !== undefined && compareKeys(key, l.start) < (rgw ? 0 : 1))) continue;
+      const at = l.delimiter === undefined ? -1 : key.indexOf(l.delimiter, prefix.length);
+      if (at < 0) {
+        shown.push(entry);
+        continue;
+      }
+      const cp = key.slice(0, at + l.delimiter!.length);
+      if (l.start !== undefined && compareKeys(cp, l.start) <= 0) continue;
+      if (shown[shown.length - 1] !== `CP:${cp}`) shown.push(`CP:${cp}`);
+    }
+    return shown;
+  }
+
+  it('the model gives what RGW itself lists, for every walk', async () => {
+    const random = seededRandom(seeds);
+    const names = [...new Set(all.map(keyOf))];
+    for (let i = 0; i < WALKS; i++) {
+      const l = listing(random, backendBucket, names);
+      expect({ listing: l, shown: inOrder(await walkEntries(kind, rgw.endpoint, rgw, l, true)) }).toEqual({ listing: l, shown: inOrder(entryModel(all, l, true)) });
+    }
+  }, 300_000);
+
+  describe.each(TRANSPORT_RUNTIMES)('through the gateway (%s runtime)', (runtime: RuntimeName) => {
+    let gw: RunningGateway;
+
+    beforeAll(async () => {
+      const bucket = (name: string, extra = {}): string => bucketToml({ name, backend_type: 's3' }, s3Options(rgw.endpoint, backendBucket, rgw, extra));
+      const config = [
+        bucket('whole'),
+        bucket('tenant', { backend_prefix: 't/' }),
+        credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere([action])]),
+        credentialToml(SCOPED, { principal_name: 'scoped' }, [{ bucket: 'whole', prefixes: GRANTED, actions: [action] }]),
+      ].join('\n');
+      gw = await startGateway(runtime, { config });
+    }, 60_000);
+
+    afterAll(() => gw?.stop());
+
+    const rename = (entry: string, key: string): string => `${entry.slice(0, 2)}${key}${entry.slice(entry.lastIndexOf('#'))}`;
+    it.each([
+      ['the whole bucket', 'whole', ADMIN, (e: string) => e, undefined, 1],
+      ['a bucket under a backend_prefix', 'tenant', ADMIN, (e: string) => (keyOf(e).startsWith('t/') ? rename(e, keyOf(e).slice(2)) : undefined), undefined, 2],
+      ['a caller granted a few ranges', 'whole', SCOPED, (e: string) => (granted(keyOf(e)) ? e : undefined), granted, 3],
+    ] as const)('%s: every walk shows what S3 would', async (_label, bucket, who, visibleAs, listable, seed) => {
+      const visible = all.map(visibleAs).filter((e): e is string => e !== undefined);
+      const names = [...new Set(visible.map(keyOf))];
+      const random = seededRandom(seeds + seed);
+      let total = 0;
+      for (let i = 0; i < WALKS; i++) {
+        const l = listing(random, bucket, names, listable);
+        const got = await walkEntries(kind, gw.endpoint, who, l);
+        expect({ listing: l, shown: inOrder(got) }).toEqual({ listing: l, shown: inOrder(entryModel(visible, l)) });
+        total += got.length;
+      }
+      expect(total).toBeGreaterThan(WALKS);
+    }, 300_000);
+
+    // Under `a` with `/`, each granted range is one key or folds into a common prefix the gateway decides
+    // itself, so RGW is never asked with a delimiter (which it gets wrong for uploads): the folds, walked.
+    it('a caller granted a few ranges, listing `a` with `/`: the folded prefixes, from any position', async () => {
+      const visible = all.filter((e) => granted(keyOf(e)));
+      const names = [...new Set(visible.map(keyOf))];
+      const random = seededRandom(seeds + 4);
+      for (let i = 0; i < WALKS; i++) {
+        const l: Listing = { ...randomListing(random, 'whole', names, granted), prefix: 'a', delimiter: '/' };
+        expect({ listing: l, shown: inOrder(await walkEntries(kind, gw.endpoint, SCOPED, l)) }).toEqual({ listing: l, shown: inOrder(entryModel(visible, l)) });
+      }
+    }, 300_000);
+  });
+});
+
+/**
+ * Pages a version or upload listing to its end (`l.start` as the key marker); what it showed, in order:
+ * each entry as its letter, `:`, its key, `#` and its id.
+ */
+async function walkEntries(kind: EntryListing, endpoint: string, who: Keys, l: Listing, rgwMarkers = false): Promise<Shown> {
+  const shown: Shown = [];
+  const names = Object.keys(kind.elements).join('|');
+  let position: { key: string; id?: string } | undefined = l.start === undefined ? undefined : { key: l.start };
+  for (let page = 0; page < 400; page++) {
+    const params = [kind.subresource];
+    if (l.prefix !== undefined) params.push(`prefix=${q(l.prefix)}`);
+    if (l.delimiter !== undefined) params.push(`delimiter=${q(l.delimiter)}`);
+    if (l.maxKeys !== undefined) params.push(`${kind.maxParam}=${l.maxKeys}`);
+    if (l.url) params.push('encoding-type=url');
+    if (position !== undefined) params.push(`key-marker=${q(position.key)}`);
+    if (position?.id !== undefined) params.push(`${kind.idMarker}=${q(position.id)}`);
+    const target = `/${l.bucket}?${params.join('&')}`;
+    const res = await rawRequest(endpoint, { method: 'GET', target }, who);
+    if (res.status !== 200) throw new Error(`${target}: ${res.status} ${res.body}`);
+    const decode = (v: string): string => (l.url ? decodeURIComponent(v) : decodeEntities(v));
+    const field = (xml: string, name: string): string | undefined => new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml)?.[1];
+    const entries = [...res.body.matchAll(new RegExp(`<(${names})>(.*?)</\\1>`, 'g'))].map(
+      (m) => `${kind.elements[m[1]]}:${decode(field(m[2], 'Key') ?? '')}#${field(m[2], kind.idField)}`,
+    );
+    const prefixes = [...res.body.matchAll(/<CommonPrefixes><Prefix>([^<]*)<\/Prefix><\/CommonPrefixes>/g)].map((m) => `CP:${decode(m[1])}`);
+    const name = (e: string): string => (e.startsWith('CP:') ? e.slice(3) : e.slice(2, e.lastIndexOf('#')));
+    // Document order within entries; common prefixes take their place in key order (a stable sort).
+    const onPage = [...entries, ...prefixes].sort((a, b) => compareKeys(name(a), name(b)));
+    expect(onPage.length).toBeLessThanOrEqual(l.maxKeys ?? 1000);
+    shown.push(...onPage);
+    if (field(res.body, 'IsTruncated') !== 'true') return shown;
+    const nextKey = field(res.body, 'NextKeyMarker');
+    expect(nextKey).toBeDefined();
+    // RGW writes NextKeyMarker unencoded with encoding-type=url, where S3 (and the gateway) encode it.
+    position = { key: rgwMarkers ? decodeEntities(nextKey!) : decode(nextKey!), id: field(res.body, `Next${kind.idField}Marker`) || undefined };
+  }
+  throw new Error(`${JSON.stringify(l)}: no end after 400 pages`);
+}

@@ -12,7 +12,7 @@ import type { ProxyResponse } from '../http';
 import { childOf, listOf, textOf, type ParsedXml } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from './backend-response';
 import { backendCall, type BucketContext } from '../context';
-import { GATEWAY_OWNER, foldedPrefix, listableRanges, straddles } from './list-objects';
+import { GATEWAY_OWNER, foldedPrefix, isAfter, listableRanges, straddles } from './list-objects';
 import { encodesUrl, maxEntries } from './listing-params';
 import { authorizeKey, respond, type Handler } from './operation';
 import { markerInside, type ClientAddress } from '../path-mapping';
@@ -109,6 +109,8 @@ export async function listUploads(ctx: BucketContext, params: ListUploadsParams,
     uploads.push(upload);
     if (last === undefined || compareKeys(upload.key, last.key) >= 0) last = { key: upload.key, uploadId: upload.uploadId };
   };
+  // S3 starts after every upload of a key marker given alone (RGW would list them again).
+  const shown = (upload: ListedUpload): boolean => uploadIdMarker !== undefined || upload.key !== keyMarker;
   const fetch = async (range: KeyRange, max: number, marker: UploadMarker | undefined, withDelimiter: boolean): Promise<UploadsPage> => {
     const page = await uploadsPage(ctx, store, range.prefix, withDelimiter ? delimiter : undefined, max, marker);
     headers = page.headers;
@@ -147,13 +149,13 @@ export async function listUploads(ctx: BucketContext, params: ListUploadsParams,
       const inside: UploadMarker | undefined = keyMarker !== undefined && keyMarker.startsWith(full) ? { key: keyMarker, uploadId: uploadIdMarker } : undefined;
       const cp = delimiter === undefined ? undefined : foldedPrefix(full, prefix.length, delimiter);
       if (cp !== undefined) {
-        if (prefixes[prefixes.length - 1] === cp) continue;
-        if (keyMarker !== undefined && compareKeys(cp, keyMarker) <= 0 && !(keyMarker.startsWith(cp) && keyMarker !== cp)) continue;
+        // Shown only after the position, so every upload in the range is after it (list-objects.ts).
+        if (prefixes[prefixes.length - 1] === cp || !isAfter(cp, keyMarker)) continue;
         if (count() >= maxUploads) {
           truncated = true;
           break;
         }
-        const holds = range.exact ? (await exactUploads(range, 1, inside)).found.length > 0 : (await fetch(range, 1, inside, false)).uploads.some((u) => within(range, u.key));
+        const holds = range.exact ? (await exactUploads(range, 1, undefined)).found.length > 0 : (await fetch(range, 1, undefined, false)).uploads.some((u) => within(range, u.key));
         if (holds) emitPrefix(cp);
         continue;
       }
@@ -180,7 +182,7 @@ export async function listUploads(ctx: BucketContext, params: ListUploadsParams,
           break walk;
         }
         const page = await fetch(range, maxUploads - count(), marker, true);
-        for (const upload of page.uploads) if (within(range, upload.key) && count() < maxUploads) emitUpload(upload);
+        for (const upload of page.uploads) if (within(range, upload.key) && shown(upload) && count() < maxUploads) emitUpload(upload);
         for (const p of page.prefixes) if (p.startsWith(full) && count() < maxUploads) emitPrefix(p);
         if (page.next === undefined) break;
         if (count() >= maxUploads) {
@@ -249,18 +251,24 @@ async function uploadsPage(
     if (raw === undefined || raw === '') return undefined;
     return store.virtualKey(decodeListedKey(raw));
   };
+  // The next page starts after the last entry listed, not at NextKeyMarker: RGW writes that one unencoded
+  // whatever `encoding-type` asked, so a key holding `%` would be read as another.
   const uploads: ListedUpload[] = [];
+  let lastSeen: UploadMarker | undefined;
   for (const upload of listOf(result, 'Upload')) {
     const key = virtual(childOf(upload, 'Key'));
-    if (key !== undefined) uploads.push({ key, uploadId: textOf(childOf(upload, 'UploadId')) ?? '', entry: upload });
+    if (key === undefined) continue;
+    const uploadId = textOf(childOf(upload, 'UploadId')) ?? '';
+    uploads.push({ key, uploadId, entry: upload });
+    lastSeen = { key, uploadId };
   }
   const prefixes: string[] = [];
   for (const cp of listOf(result, 'CommonPrefixes')) {
     const p = virtual(childOf(cp, 'Prefix'));
-    if (p !== undefined) prefixes.push(p);
+    if (p === undefined) continue;
+    prefixes.push(p);
+    if (lastSeen === undefined || compareKeys(p, lastSeen.key) > 0) lastSeen = { key: p };
   }
-  const nextKey = virtual(childOf(result, 'NextKeyMarker'));
-  const more = textOf(childOf(result, 'IsTruncated')) === 'true' && nextKey !== undefined;
-  const next = more ? { key: nextKey, uploadId: textOf(childOf(result, 'NextUploadIdMarker')) || undefined } : undefined;
-  return { uploads, prefixes, next, headers: documentHeaders(response) };
+  const more = textOf(childOf(result, 'IsTruncated')) === 'true' && lastSeen !== undefined;
+  return { uploads, prefixes, next: more ? lastSeen : undefined, headers: documentHeaders(response) };
 }

@@ -17,7 +17,7 @@ import { markerInside, type ClientAddress } from '../path-mapping';
 import type { Query } from '../query';
 import { XmlSequence, childOf, listOf, textOf, type ParsedXml, type XmlNode } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from './backend-response';
-import { GATEWAY_OWNER, foldedPrefix, straddles } from './list-objects';
+import { GATEWAY_OWNER, foldedPrefix, isAfter, straddles } from './list-objects';
 import { encodesUrl, maxEntries } from './listing-params';
 import { respond, type Handler } from './operation';
 
@@ -122,13 +122,13 @@ export async function listVersions(ctx: BucketContext, params: ListVersionsParam
       const inside: Position | undefined = keyMarker !== undefined && keyMarker.startsWith(full) ? { key: keyMarker, versionId: versionIdMarker } : undefined;
       const cp = delimiter === undefined ? undefined : foldedPrefix(full, prefix.length, delimiter);
       if (cp !== undefined) {
-        if (prefixes[prefixes.length - 1] === cp) continue;
-        if (keyMarker !== undefined && compareKeys(cp, keyMarker) <= 0 && !(keyMarker.startsWith(cp) && keyMarker !== cp)) continue;
+        // Shown only after the position, so every version in the range is after it (list-objects.ts).
+        if (prefixes[prefixes.length - 1] === cp || !isAfter(cp, keyMarker)) continue;
         if (count() >= max) {
           truncated = true;
           break;
         }
-        if ((await fetch(range, 1, inside, false)).entries.some((e) => within(range, e.key) && shown(e))) emitPrefix(cp);
+        if ((await fetch(range, 1, undefined, false)).entries.some((e) => within(range, e.key))) emitPrefix(cp);
         continue;
       }
       if (!range.exact && delimiter !== undefined && straddles(full, prefix.length, delimiter)) {

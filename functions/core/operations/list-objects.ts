@@ -168,8 +168,11 @@ export async function listSegments(segments: readonly ListSegment[], params: Lis
   return { contents, commonPrefixes, isTruncated: false };
 }
 
-/** Whether `name` comes after the position `after` (every name does when there is none). */
-function isAfter(name: string, after: string | undefined): boolean {
+/**
+ * Whether `name` comes after the position `after` (every name does when there is none). A common prefix is
+ * shown only then, as backends list it: a position inside it is after it.
+ */
+export function isAfter(name: string, after: string | undefined): boolean {
   return after === undefined || compareKeys(name, after) > 0;
 }
 
