@@ -3,6 +3,7 @@ import { backendDocument } from '../streams';
 import { S3Error, notImplemented } from '../errors';
 import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
+import { invalidRange, parseRange, resolveRange, unsatisfiedRange, type ByteRange } from '../range';
 import { fromBase64 } from '../bytes';
 import { storageClassOf } from './azure/access-tier';
 import { azureError } from './azure/errors';
@@ -56,6 +57,7 @@ export class AzureStore implements ObjectStore {
   async forwardObject(request: ObjectRequest): Promise<Forward> {
     const blob = this.backend.backendPrefix + request.key;
     const headers: HeaderMap = { 'x-ms-version': AZURE_API_VERSION };
+    const range = parseRange(request.headers.range);
     const query = request.query ?? {};
     let permissions: string;
     const overrides: Partial<Record<'rscc' | 'rscd' | 'rsce' | 'rscl' | 'rsct', string>> = {};
@@ -63,13 +65,12 @@ export class AzureStore implements ObjectStore {
       if (query.partNumber !== undefined && query.partNumber !== '1') throw notImplemented('Reading a part other than 1');
       permissions = 'r';
       copy(request.headers, headers, READ_HEADERS);
-      const suffix = /^bytes=-(\d+)$/.exec(headers.range ?? '');
-      if (suffix) {
+      if (range !== undefined && 'suffix' in range) {
         // Azure has no suffix ranges (`bytes=-N`; Azurite answers 500): resolve it against the blob's size.
         const size = await this.blobSize(blob, { trace: request.trace });
-        const length = Math.min(Number(suffix[1]), size);
-        if (length === 0) delete headers.range;
-        else headers.range = `bytes=${size - length}-${size - 1}`;
+        const bytes = resolveRange(range, size);
+        if (bytes === undefined) throw invalidRange(range, size);
+        headers.range = `bytes=${bytes.first}-${bytes.last}`;
       }
       for (const [s3Name, sasName] of Object.entries(SAS_RESPONSE_OVERRIDES)) {
         if (query[s3Name] !== undefined) overrides[sasName] = query[s3Name];
@@ -102,12 +103,17 @@ export class AzureStore implements ObjectStore {
     return {
       kind: 'forward',
       request: { method: request.method, url, headers, body: request.method === 'PUT' ? request.body ?? null : null },
-      respond: (status, responseHeaders) => this.respond(request, status, responseHeaders),
+      respond: (status, responseHeaders) => this.respond(request, status, responseHeaders, range),
     };
   }
 
-  /** Azure's answer in S3's terms: 201 Created is 200, 202 Accepted (delete) is 204, errors are S3 XML. */
-  private respond(request: ObjectRequest, status: number, headers: ReadonlyHeaders): ResponseHead | ProxyResponse {
+  /**
+   * Azure's answer in S3's terms: 201 Created is 200, 202 Accepted (delete) is 204, errors are S3 XML. A
+   * range past the blob's end is 416, as S3 answers it (Azurite answers it with the whole blob).
+   */
+  private respond(request: ObjectRequest, status: number, headers: ReadonlyHeaders, range?: ByteRange): ResponseHead | ProxyResponse {
+    const unsatisfied = unsatisfiedRange(range, status, headers);
+    if (unsatisfied !== undefined) return s3ErrorResponse(unsatisfied, request);
     if (status >= 400) {
       const code = headers.get('x-ms-error-code') ?? undefined;
       if (request.method === 'DELETE' && status === 404 && code !== 'ContainerNotFound') return deleted(request);

@@ -3,6 +3,7 @@ import { backendDocument } from '../streams';
 import { S3Error, isS3ErrorCode, s3Message } from '../errors';
 import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
+import { parseRange, unsatisfiedRange } from '../range';
 import { sha256Hex } from '../bytes';
 import { withErrorCode, xmlResponse } from '../responses';
 import { EMPTY_SHA256, UNSIGNED_PAYLOAD, signRequest } from '../sigv4';
@@ -18,7 +19,7 @@ import {
   type ObjectStore,
   type StoreDeps,
 } from './store';
-import { S3_CODE_BY_STATUS } from './translate';
+import { S3_CODE_BY_STATUS, s3ErrorResponse } from './translate';
 
 
 /** An S3-compatible backend (AWS S3, Ceph RGW, MinIO, s3rver…), addressed path-style. */
@@ -48,10 +49,14 @@ export class S3Store implements ObjectStore {
   async forwardObject(request: ObjectRequest): Promise<Forward> {
     const url = this.url(request.key, request.query);
     const headers = await this.sign(request.method, url, request.headers, request.payloadHash ?? UNSIGNED_PAYLOAD);
+    const range = request.method === 'GET' || request.method === 'HEAD' ? parseRange(request.headers.range) : undefined;
     return {
       kind: 'forward',
       request: { method: request.method, url, headers, body: request.body ?? null },
       respond: (status, responseHeaders) => {
+        // A range that selects no byte is 416 as S3 answers it (RGW answers `bytes=-0` with the whole object).
+        const unsatisfied = unsatisfiedRange(range, status, responseHeaders);
+        if (unsatisfied !== undefined) return s3ErrorResponse(unsatisfied, request);
         // An error or redirect document names the backend bucket (and a key under `backend_prefix`):
         // rewritten. HEAD has none.
         if (status >= 300 && status !== 304 && request.method !== 'HEAD') {

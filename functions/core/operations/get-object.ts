@@ -2,6 +2,7 @@ import { S3Error } from '../errors';
 import type { Forward, HeaderMap } from '../http';
 import type { BucketContext } from '../context';
 import { notImplemented } from '../errors';
+import { parseRange, rangeHeader } from '../range';
 import { authorizeKey, type Handler } from './operation';
 
 /** Request headers a read passes to the backend: ranges, preconditions, checksum mode and SSE-C keys. */
@@ -35,11 +36,19 @@ export const getObject: Handler<'GetObject' | 'HeadObject'> = (op, ctx): Promise
   });
 };
 
-/** Walks what the client sent, usually a handful of headers, rather than looking up every name. */
+/**
+ * Walks what the client sent, usually a handful of headers, rather than looking up every name. A Range goes
+ * on in one form, or not at all where S3 would ignore it (range.ts).
+ */
 function readHeaders(ctx: BucketContext): HeaderMap {
   const out: HeaderMap = {};
   ctx.request.headers.forEach((value, name) => {
-    if (READ_HEADERS.has(name)) out[name] = value;
+    if (!READ_HEADERS.has(name)) return;
+    if (name !== 'range') out[name] = value;
+    else {
+      const range = parseRange(value);
+      if (range !== undefined) out.range = rangeHeader(range);
+    }
   });
   return out;
 }

@@ -4,6 +4,7 @@ import { S3Error, notImplemented } from '../../errors';
 import type { BackendResponse, Forward, HeaderMap } from '../../http';
 import { fromBase64, toHex } from '../../bytes';
 import { encodeKey } from '../../keys';
+import { invalidRange, parseRange, resolveRange } from '../../range';
 import { emptyResponse } from '../../responses';
 import { collectPage, relativeKey, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../listing';
 import { compareKeys } from '../../keys';
@@ -92,10 +93,15 @@ export class GcsJsonApi {
     const headers = objectHeaders(object, request);
     const precondition = evaluatePreconditions(request.headers, headers.etag, object.updated);
     const media = `${this.backend.endpoint}/download/storage/v1${this.objectPath(name)}?alt=media${object.generation ? `&generation=${encodeKey(object.generation, false)}` : ''}`;
-    const range = request.headers.range;
+    // The size is known: a range is sent resolved, or refused as S3 refuses it (the emulator answers a
+    // range past the end with an empty 206).
+    const range = parseRange(request.headers.range);
+    const size = Number(object.size ?? 0);
+    const bytes = range === undefined ? undefined : resolveRange(range, size);
+    if (range !== undefined && bytes === undefined && precondition === undefined) throw invalidRange(range, size);
     return {
       kind: 'forward',
-      request: { method: precondition === undefined ? request.method : 'HEAD', url: media, headers: range && precondition === undefined ? { range } : {}, body: null },
+      request: { method: precondition === undefined ? request.method : 'HEAD', url: media, headers: bytes && precondition === undefined ? { range: `bytes=${bytes.first}-${bytes.last}` } : {}, body: null },
       respond: (status, responseHeaders) => {
         if (precondition !== undefined) return precondition === 304 ? emptyResponse(304, request.requestId, { etag: headers.etag, 'last-modified': headers['last-modified'] }) : s3ErrorResponse(new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold'), request);
         if (status >= 400) return s3ErrorResponse(gcsError(status), request);

@@ -3,6 +3,7 @@ import { backendDocument } from '../../streams';
 import { S3Error, notImplemented } from '../../errors';
 import type { Forward, HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../../http';
 import { encodeKey } from '../../keys';
+import { parseRange, unsatisfiedRange, type ByteRange } from '../../range';
 import { childOf, parseXml, textOf } from '../../xml';
 import type { RawListing } from '../listing-scanner';
 import { readListBucketResultBody } from '../s3-listing';
@@ -78,7 +79,7 @@ export class GcsXmlApi {
     return {
       kind: 'forward',
       request: { method: request.method, url, headers: Object.assign({}, signed, unsigned), body: request.method === 'PUT' ? request.body ?? null : null },
-      respond: (status, headers) => respond(request, status, headers),
+      respond: (status, headers) => respond(request, status, headers, parseRange(request.headers.range)),
     };
   }
 
@@ -163,8 +164,10 @@ function toBackendPage(raw: RawListing, backendPrefix: string): BackendListPage 
   return { items, next: raw.isTruncated === 'true' ? raw.nextMarker || last : undefined };
 }
 
-/** A forwarded XML API answer in S3's terms. */
-function respond(request: ObjectRequest, status: number, headers: ReadonlyHeaders): ResponseHead | ProxyResponse {
+/** A forwarded XML API answer in S3's terms; a range past the object's end is 416, as S3 answers it. */
+function respond(request: ObjectRequest, status: number, headers: ReadonlyHeaders, range?: ByteRange): ResponseHead | ProxyResponse {
+  const unsatisfied = unsatisfiedRange(range, status, headers);
+  if (unsatisfied !== undefined) return s3ErrorResponse(unsatisfied, request);
   if (status >= 400) {
     if (request.method === 'DELETE' && status === 404) return deleted(request);
     return s3ErrorResponse(gcsError(status), request);
