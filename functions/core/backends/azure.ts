@@ -3,6 +3,7 @@ import { backendDocument } from '../streams';
 import { S3Error, notImplemented } from '../errors';
 import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
+import { evaluatePreconditions, preconditionResponse } from '../preconditions';
 import { invalidRange, parseRange, resolveRange, unsatisfiedRange, type ByteRange } from '../range';
 import { fromBase64 } from '../bytes';
 import { storageClassOf } from './azure/access-tier';
@@ -29,7 +30,8 @@ const PUT_PROPERTY_HEADERS: Readonly<Record<string, string>> = {
   'content-disposition': 'x-ms-blob-content-disposition',
   'cache-control': 'x-ms-blob-cache-control',
 };
-const READ_HEADERS = ['range', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since'];
+// Preconditions are evaluated on Azure's answer, as S3 evaluates them (preconditions.ts), never sent.
+const READ_HEADERS = ['range'];
 const PUT_HEADERS = ['content-length', 'content-md5', 'if-match', 'if-none-match'];
 
 /**
@@ -108,10 +110,21 @@ export class AzureStore implements ObjectStore {
   }
 
   /**
-   * Azure's answer in S3's terms: 201 Created is 200, 202 Accepted (delete) is 204, errors are S3 XML. A
-   * range past the blob's end is 416, as S3 answers it (Azurite answers it with the whole blob).
+   * Azure's answer in S3's terms: 201 Created is 200, 202 Accepted (delete) is 204, errors are S3 XML. A read's
+   * preconditions are evaluated on the answer's ETag and Last-Modified, so a 304 or 412 still begins the read
+   * (and drops it); a range past the blob's end is 416, as S3 answers it (Azurite answers it with the blob).
    */
   private respond(request: ObjectRequest, status: number, headers: ReadonlyHeaders, range?: ByteRange): ResponseHead | ProxyResponse {
+    if (status === 200 || status === 206) {
+      const etag = headers.get('etag') ?? '';
+      const lastModified = headers.get('last-modified') ?? undefined;
+      const failed = evaluatePreconditions(request.headers, etag, lastModified);
+      if (failed !== undefined) {
+        const validators: HeaderMap = { etag };
+        if (lastModified !== undefined) validators['last-modified'] = lastModified;
+        return preconditionResponse(failed, request.method, request.requestId, `/${request.key}`, validators);
+      }
+    }
     const unsatisfied = unsatisfiedRange(range, status, headers);
     if (unsatisfied !== undefined) return s3ErrorResponse(unsatisfied, request);
     if (status >= 400) {

@@ -4,6 +4,7 @@ import { S3Error, notImplemented } from '../../errors';
 import type { BackendResponse, Forward, HeaderMap } from '../../http';
 import { fromBase64, toHex } from '../../bytes';
 import { encodeKey } from '../../keys';
+import { evaluatePreconditions, preconditionResponse } from '../../preconditions';
 import { invalidRange, parseRange, resolveRange } from '../../range';
 import { emptyResponse } from '../../responses';
 import { collectPage, relativeKey, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../listing';
@@ -103,7 +104,9 @@ export class GcsJsonApi {
       kind: 'forward',
       request: { method: precondition === undefined ? request.method : 'HEAD', url: media, headers: bytes && precondition === undefined ? { range: `bytes=${bytes.first}-${bytes.last}` } : {}, body: null },
       respond: (status, responseHeaders) => {
-        if (precondition !== undefined) return precondition === 304 ? emptyResponse(304, request.requestId, { etag: headers.etag, 'last-modified': headers['last-modified'] }) : s3ErrorResponse(new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold'), request);
+        if (precondition !== undefined) {
+          return preconditionResponse(precondition, request.method, request.requestId, `/${request.key}`, { etag: headers.etag, 'last-modified': headers['last-modified'] });
+        }
         if (status >= 400) return s3ErrorResponse(gcsError(status), request);
         const out: HeaderMap = Object.assign({}, headers);
         for (const h of ['content-length', 'content-range', 'accept-ranges']) {
@@ -240,23 +243,3 @@ function objectHeaders(object: ObjectResource, request: ObjectRequest): HeaderMa
   return out;
 }
 
-/**
- * RFC 9110 section 13.2.2 evaluation order for a read: If-Match, then If-Unmodified-Since (only without
- * If-Match), If-None-Match, then If-Modified-Since (only without If-None-Match). Undefined: proceed.
- */
-export function evaluatePreconditions(headers: HeaderMap, etag: string, updated: string | undefined): 304 | 412 | undefined {
-  const modified = updated ? Math.floor(Date.parse(updated) / 1000) : undefined;
-  const matches = (list: string): boolean => list.split(',').map((t) => t.trim().replace(/^W\//, '')).some((t) => t === '*' || t === etag);
-  const date = (value: string): number => Math.floor(Date.parse(value) / 1000);
-  if (headers['if-match'] !== undefined) {
-    if (!matches(headers['if-match'])) return 412;
-  } else if (headers['if-unmodified-since'] !== undefined && modified !== undefined && modified > date(headers['if-unmodified-since'])) {
-    return 412;
-  }
-  if (headers['if-none-match'] !== undefined) {
-    if (matches(headers['if-none-match'])) return 304;
-  } else if (headers['if-modified-since'] !== undefined && modified !== undefined && modified <= date(headers['if-modified-since'])) {
-    return 304;
-  }
-  return undefined;
-}

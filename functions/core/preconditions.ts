@@ -1,0 +1,56 @@
+/**
+ * A read's preconditions evaluated as S3 evaluates them, for stores that read them otherwise: Azure
+ * compares times to the millisecond where S3 compares the seconds of Last-Modified, refuses `*` and lists,
+ * and answers an If-Modified-Since that is no date with 304; the GCS emulator ignores them all.
+ *
+ * RFC 9110 §13.2.2's order: If-Match (412), else If-Unmodified-Since (412); then If-None-Match (304), else
+ * If-Modified-Since (304). If-Match compares strongly (a weak tag never matches), If-None-Match weakly;
+ * either takes `*` and lists. A date that is not one is ignored.
+ */
+import { S3Error } from './errors';
+import type { HeaderMap, ProxyResponse } from './http';
+import { emptyResponse, errorResponse } from './responses';
+
+export const READ_PRECONDITIONS = ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since'] as const;
+
+/** 304 or 412 when the preconditions in `headers` fail for an object of `etag` last modified at `lastModified`. */
+export function evaluatePreconditions(headers: HeaderMap, etag: string, lastModified: string | undefined): 304 | 412 | undefined {
+  const modified = seconds(lastModified);
+  const ifMatch = headers['if-match'];
+  const ifNoneMatch = headers['if-none-match'];
+  const unmodifiedSince = seconds(headers['if-unmodified-since']);
+  const modifiedSince = seconds(headers['if-modified-since']);
+  if (ifMatch !== undefined) {
+    if (!tags(ifMatch).some((tag) => tag === '*' || tag === etag)) return 412;
+  } else if (unmodifiedSince !== undefined && modified !== undefined && modified > unmodifiedSince) {
+    return 412;
+  }
+  if (ifNoneMatch !== undefined) {
+    if (tags(ifNoneMatch).some((tag) => tag === '*' || opaque(tag) === opaque(etag))) return 304;
+  } else if (modifiedSince !== undefined && modified !== undefined && modified <= modifiedSince) {
+    return 304;
+  }
+  return undefined;
+}
+
+/** S3's answer for a failed precondition of a read (`method`): 304 with the object's validators, or 412. */
+export function preconditionResponse(result: 304 | 412, method: string, requestId: string, resource: string, validators: HeaderMap): ProxyResponse {
+  if (result === 304) return emptyResponse(304, requestId, validators);
+  return errorResponse(new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold'), requestId, method, resource);
+}
+
+function tags(list: string): string[] {
+  return list.split(',').map((tag) => tag.trim());
+}
+
+/** An entity tag without its weakness mark, for the weak comparison. */
+function opaque(tag: string): string {
+  return tag.startsWith('W/') ? tag.slice(2) : tag;
+}
+
+/** The whole seconds of an HTTP date, or undefined for anything else. */
+function seconds(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.floor(at / 1000);
+}
