@@ -1,6 +1,6 @@
-import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type Azurite } from '../support/azurite';
+import { startAzurite, type Azurite } from '../support/azurite';
 import type { Keys } from '../support/clients';
-import { bucketToml, credentialToml, everywhere } from '../support/config-toml';
+import { azuriteOptions, bucketToml, credentialToml, everywhere, gcsEmulatorOptions } from '../support/config-toml';
 import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
 import { seededRandom } from '../support/random';
@@ -83,11 +83,11 @@ describe.each(TRANSPORT_RUNTIMES)('conditional reads through the gateway (%s run
 
   beforeAll(async () => {
     const config = [
-      bucketToml({ name: 'azure', backend_type: 'azure' }, { account_name: AZURITE_ACCOUNT, container_name: 'cond', endpoint: azurite.endpoint, access_key: { env: 'AZURE_KEY' } }),
-      bucketToml({ name: 'gcs', backend_type: 'gcs' }, { bucket_name: 'cond', endpoint: gcs.endpoint, api: 'json' }),
+      bucketToml({ name: 'azure', backend_type: 'azure' }, azuriteOptions(azurite.endpoint, 'cond')),
+      bucketToml({ name: 'gcs', backend_type: 'gcs' }, gcsEmulatorOptions(gcs.endpoint, 'cond')),
       credentialToml(READER, { principal_name: 'reader' }, [everywhere(['get_object', 'head_object'])]),
     ].join('\n');
-    gw = await startGateway(runtime, { config, env: { AZURE_KEY: AZURITE_KEY } });
+    gw = await startGateway(runtime, { config });
   }, 60_000);
 
   afterAll(() => gw?.stop());

@@ -1,6 +1,6 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type Azurite } from '../support/azurite';
-import { bucketToml, credentialToml, everywhere, s3Options } from '../support/config-toml';
+import { startAzurite, type Azurite } from '../support/azurite';
+import { azuriteOptions, bucketToml, credentialToml, everywhere, gcsEmulatorOptions, s3Options } from '../support/config-toml';
 import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
 import { seededRandom } from '../support/random';
@@ -58,17 +58,17 @@ describe.each(TRANSPORT_RUNTIMES)('listings through the gateway (%s runtime)', (
   beforeAll(async () => {
     const bucket = (name: string, extra = {}): string => bucketToml({ name, backend_type: 's3' }, s3Options(rgw.endpoint, 'lst', rgw, extra));
     const azure = (name: string, extra = {}): string =>
-      bucketToml({ name, backend_type: 'azure' }, { account_name: AZURITE_ACCOUNT, container_name: 'lst', endpoint: azurite.endpoint, access_key: { env: 'AZURE_KEY' }, ...extra });
+      bucketToml({ name, backend_type: 'azure' }, { ...azuriteOptions(azurite.endpoint, 'lst'), ...extra });
     const config = [
       bucket('lst'),
       bucket('tenant', { backend_prefix: 't/' }),
       azure('azure'),
       azure('azure-tenant', { backend_prefix: 't/' }),
-      bucketToml({ name: 'gcs', backend_type: 'gcs' }, { bucket_name: 'lst', endpoint: gcs.endpoint, api: 'json' }),
+      bucketToml({ name: 'gcs', backend_type: 'gcs' }, gcsEmulatorOptions(gcs.endpoint, 'lst')),
       credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere(['list_bucket'])]),
       credentialToml(SCOPED, { principal_name: 'scoped' }, ['lst', 'azure', 'gcs'].map((b) => ({ bucket: b, prefixes: GRANTED, actions: ['list_bucket'] }))),
     ].join('\n');
-    gw = await startGateway(runtime, { config, env: { AZURE_KEY: AZURITE_KEY } });
+    gw = await startGateway(runtime, { config });
   }, 60_000);
 
   afterAll(() => gw?.stop());

@@ -1,7 +1,7 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type Azurite } from '../support/azurite';
+import { startAzurite, type Azurite } from '../support/azurite';
 import type { Keys } from '../support/clients';
-import { bucketToml, credentialToml, everywhere, s3Options } from '../support/config-toml';
+import { azuriteOptions, bucketToml, credentialToml, everywhere, gcsEmulatorOptions, s3Options } from '../support/config-toml';
 import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
 import { seededRandom } from '../support/random';
@@ -118,11 +118,11 @@ describe.each(TRANSPORT_RUNTIMES)('ranged reads through the gateway (%s runtime)
   beforeAll(async () => {
     const config = [
       bucketToml({ name: 's3', backend_type: 's3' }, s3Options(rgw.endpoint, 'ranges', rgw)),
-      bucketToml({ name: 'azure', backend_type: 'azure' }, { account_name: AZURITE_ACCOUNT, container_name: 'ranges', endpoint: azurite.endpoint, access_key: { env: 'AZURE_KEY' } }),
-      bucketToml({ name: 'gcs', backend_type: 'gcs' }, { bucket_name: 'ranges', endpoint: gcs.endpoint, api: 'json' }),
+      bucketToml({ name: 'azure', backend_type: 'azure' }, azuriteOptions(azurite.endpoint, 'ranges')),
+      bucketToml({ name: 'gcs', backend_type: 'gcs' }, gcsEmulatorOptions(gcs.endpoint, 'ranges')),
       credentialToml(READER, { principal_name: 'reader' }, [everywhere(['get_object', 'head_object'])]),
     ].join('\n');
-    gw = await startGateway(runtime, { config, env: { AZURE_KEY: AZURITE_KEY } });
+    gw = await startGateway(runtime, { config });
   }, 60_000);
 
   afterAll(() => gw?.stop());

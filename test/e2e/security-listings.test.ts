@@ -1,7 +1,7 @@
 import { CreateMultipartUploadCommand, type S3Client } from '@aws-sdk/client-s3';
 import { startAzurite, type Azurite } from '../support/azurite';
 import { awsCli, boto3, jsClient, type Keys } from '../support/clients';
-import { azuriteOptions, bucketToml, credentialToml, everywhere, s3Options, type TomlFields } from '../support/config-toml';
+import { azuriteOptions, bucketToml, credentialToml, everywhere, gcsEmulatorOptions, s3Options, type TomlFields } from '../support/config-toml';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
 import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway } from '../support/gateway';
 import { errorCode, rawRequest, type RawResponse } from '../support/raw-request';
@@ -69,7 +69,7 @@ function config(): string {
     rgwBucket('other'),
     rgwBucket('tenant', tenant),
     bucketToml({ name: 'azure-tenant', backend_type: 'azure' }, { ...azuriteOptions(azurite.endpoint, 'vault'), ...tenant }),
-    bucketToml({ name: 'gcs-tenant', backend_type: 'gcs' }, { bucket_name: 'vault', endpoint: gcs.endpoint, api: 'json', ...tenant }),
+    bucketToml({ name: 'gcs-tenant', backend_type: 'gcs' }, { ...gcsEmulatorOptions(gcs.endpoint, 'vault'), ...tenant }),
     credentialToml(LISTER, { principal_name: 'lister' }, [
       { bucket: 'priv', prefixes: ['data'], actions: ['list_bucket', 'get_object', 'put_object', 'create_multipart_upload', 'abort_multipart_upload'] },
       { bucket: 'other', prefixes: ['database/'], actions: ['list_bucket'] },

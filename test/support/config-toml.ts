@@ -111,6 +111,11 @@ export function azuriteOptions(endpoint: string, container: string): TomlFields 
   return { account_name: AZURITE_ACCOUNT, container_name: container, endpoint, access_key: AZURITE_KEY };
 }
 
+/** Backend options for a bucket of the test GCS emulator, which speaks the JSON dialect only. */
+export function gcsEmulatorOptions(endpoint: string, bucket: string): TomlFields {
+  return { bucket_name: bucket, endpoint, api: 'json' };
+}
+
 /** A `[[buckets.cors_rules]]` entry, for the bucket written just before it. */
 export function corsRuleToml(rule: TomlFields): string {
   return tableToml('[[buckets.cors_rules]]', rule);
