@@ -190,14 +190,22 @@ function copy(from: HeaderMap, to: HeaderMap, names: readonly string[]): void {
 /**
  * Azure metadata names must be C# identifiers (letters, digits, `_`; not starting with a digit), S3's are
  * often hyphenated. `-` is stored as `_` and a literal `_` as `__`, so names round-trip and metadata set
- * natively in Azure (`my_key`) reads as `my-key`. Names that cannot be expressed are a 400.
+ * natively in Azure (`my_key`) reads as `my-key`. Names that cannot be expressed, or would read back as
+ * another, are a 400.
  */
 export function toAzureMetadataName(s3Name: string): string {
-  if (!/^[a-z][a-z0-9_-]*$/i.test(s3Name)) {
-    throw new S3Error('InvalidArgument', `Metadata name "${s3Name}" cannot be stored on an Azure backend: use letters, digits, "-" and "_", starting with a letter`);
+  // A `-` before `-` or `_` would be stored as a run of `_` that reads back as another name (`a--b` as
+  // `a_b`, `a-_b` as `a_-b`).
+  if (!STORABLE_METADATA_NAME.test(s3Name)) {
+    throw new S3Error(
+      'InvalidArgument',
+      `Metadata name "${s3Name}" cannot be stored on an Azure backend: use letters, digits, "-" and "_", starting with a letter, with no "-" before another "-" or "_"`,
+    );
   }
   return s3Name.replace(/_/g, '__').replace(/-/g, '_');
 }
+
+const STORABLE_METADATA_NAME = /^[a-z](?:[a-z0-9_]|-(?![-_]))*$/i;
 
 export function fromAzureMetadataName(azureName: string): string {
   return azureName.toLowerCase().replace(/__|_/g, (m) => (m === '__' ? '_' : '-'));

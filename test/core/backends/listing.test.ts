@@ -85,8 +85,28 @@ describe('Azure metadata names', () => {
     expect(fromAzureMetadataName('My_Key')).toBe('my-key');
   });
 
-  it.each(['1starts-with-digit', 'has.dot', 'ünïcode'])('refuses %s with InvalidArgument', (name) => {
+  it.each(['1starts-with-digit', 'has.dot', 'ünïcode', 'double--hyphen', 'hyphen-_underscore', 'ends-_'])('refuses %s with InvalidArgument', (name) => {
     expect(() => toAzureMetadataName(name)).toThrow(expect.objectContaining({ code: 'InvalidArgument' }));
+  });
+
+  it('stores every name it accepts so that it reads back as itself, and no two names alike', () => {
+    const names = ['a'];
+    for (let length = 2; length <= 6; length++) {
+      for (const name of names.filter((n) => n.length === length - 1)) for (const c of ['a', '1', '_', '-']) names.push(name + c);
+    }
+    const stored = new Map<string, string>();
+    for (const name of names) {
+      let azure: string;
+      try {
+        azure = toAzureMetadataName(name);
+      } catch {
+        continue;
+      }
+      expect(fromAzureMetadataName(azure)).toBe(name);
+      expect(stored.get(azure) ?? name).toBe(name);
+      stored.set(azure, name);
+    }
+    expect(stored.size).toBeGreaterThan(500);
   });
 });
 
