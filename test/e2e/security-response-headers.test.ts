@@ -207,7 +207,7 @@ describe.each(RUNTIMES)('response headers on the %s runtime', (runtime) => {
     const out = await admin.send(new GetObjectCommand({ Bucket: 'files', Key: 'plain.txt', ResponseContentDisposition: DISPOSITION }));
     expect(await out.Body?.transformToString()).toBe('plain');
     expect(filenameOf(out.ContentDisposition)).toBe(FILENAME);
-    const raw = await rawRequest(gw.endpoint, { method: 'GET', target: `/files/plain.txt?response-content-disposition=${encodeURIComponent(DISPOSITION)}` });
+    const raw = await rawRequest(gw.endpoint, { method: 'GET', target: `/files/plain.txt?response-content-disposition=${encodeURIComponent(DISPOSITION)}` }, ADMIN);
     expect(raw.status).toBe(200);
     expect(raw.headers['content-disposition']).toBe(expectedDisposition);
   });
@@ -250,6 +250,19 @@ describe.each(RUNTIMES)('response headers on the %s runtime', (runtime) => {
       const anonymousRead = await rawRequest(gw.endpoint, { method: 'GET', target });
       expect(anonymousRead.status).toBe(400);
       expect(hop.requests.length).toBe(before);
+    });
+
+    it('an anonymous read may not override at all: 400 InvalidRequest, as S3 answers, and nothing reaches the backend', async () => {
+      const before = hop.requests.length;
+      for (const method of ['GET', 'HEAD']) {
+        const res = await rawRequest(gw.endpoint, { method, target: '/watched/plain.txt?response-content-type=text%2Fhtml' });
+        expect(res.status).toBe(400);
+        expect(res.headers['content-type']).not.toBe('text/html');
+        if (method === 'GET') expect(errorCode(res.body)).toBe('InvalidRequest');
+      }
+      expect(hop.requests.length).toBe(before);
+      const signed = await rawRequest(gw.endpoint, { method: 'GET', target: '/watched/plain.txt?response-content-type=text%2Fhtml' }, ADMIN);
+      expect([signed.status, signed.headers['content-type']]).toEqual([200, 'text/html']);
     });
 
     it('refuses the JS SDK the same way', async () => {

@@ -1,7 +1,7 @@
 import { S3Error } from '../errors';
 import type { Forward, HeaderMap } from '../http';
 import type { BucketContext } from '../context';
-import { notImplemented } from '../errors';
+import { invalidRequest, notImplemented } from '../errors';
 import { parseRange, rangeHeader } from '../range';
 import { authorizeKey, type Handler } from './operation';
 
@@ -64,8 +64,10 @@ function readQuery(ctx: BucketContext): HeaderMap {
   for (const name of ctx.query.names()) {
     const value = ctx.query.get(name);
     if (!READ_QUERY.has(name) || !value) continue;
-    if (name.startsWith('response-') && CONTROL.test(value)) {
-      throw new S3Error('InvalidArgument', `The ${name} value holds a control character`, { ArgumentName: name });
+    if (name.startsWith('response-')) {
+      // As S3 refuses them: otherwise anyone could have a public bucket's upload served as `text/html`.
+      if (ctx.identity.principal.type === 'anonymous') throw invalidRequest('Request specific response headers cannot be used for anonymous GET requests.');
+      if (CONTROL.test(value)) throw new S3Error('InvalidArgument', `The ${name} value holds a control character`, { ArgumentName: name });
     }
     out[name] = value;
   }

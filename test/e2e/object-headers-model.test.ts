@@ -1,18 +1,24 @@
 import { azuriteOptions, bucketToml, credentialToml, everywhere, gcsEmulatorOptions, s3Options } from '../support/config-toml';
 import { startAzurite, type Azurite } from '../support/azurite';
 import type { Keys } from '../support/clients';
-import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
+import { reportedCacheControl, startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
 import { seededRandom } from '../support/random';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { createBucket, startRgw, type Rgw } from '../support/rgw';
 
 /**
- * User metadata round trips on every kind of bucket: a seeded stream of PUTs carrying `x-amz-meta-*` headers
+ * Object headers on every kind of bucket.
+ *
+ * User metadata round trips: a seeded stream of PUTs carrying `x-amz-meta-*` headers
  * with names of letters, digits, `-` and `_` in any order and printable values, each read back with a HEAD,
  * which must show exactly the names (lower-cased, as S3 shows them) and values that were sent. On Azure a
  * name Azure cannot hold, or that would read back as another, is refused with 400 InvalidArgument and nothing
  * is written (backends.md).
+ *
+ * `response-*` overrides: a seeded stream of signed GETs and HEADs with any of S3's six overrides, whose
+ * answers must carry each as the header it names (on Azure and GCS buckets all but `response-expires`,
+ * and on the edge with `no-transform` added to Cache-Control: backends.md, deploy-edge.md).
  */
 const WRITER: Keys = { accessKeyId: 'METAWRITER0000000000', secretAccessKey: 'meta/writer/secret/00000000000000000000' };
 const PUTS = Number(process.env.METADATA_PUTS ?? 60);
@@ -41,7 +47,7 @@ describe.each(TRANSPORT_RUNTIMES)('user metadata through the gateway (%s runtime
       bucketToml({ name: 's3', backend_type: 's3' }, s3Options(rgw.endpoint, 'meta', rgw)),
       bucketToml({ name: 'azure', backend_type: 'azure' }, azuriteOptions(azurite.endpoint, 'meta')),
       bucketToml({ name: 'gcs', backend_type: 'gcs' }, gcsEmulatorOptions(gcs.endpoint, 'meta')),
-      credentialToml(WRITER, { principal_name: 'writer' }, [everywhere(['put_object', 'head_object'])]),
+      credentialToml(WRITER, { principal_name: 'writer' }, [everywhere(['put_object', 'head_object', 'get_object'])]),
     ].join('\n');
     gw = await startGateway(runtime, { config });
   }, 60_000);
@@ -80,6 +86,38 @@ describe.each(TRANSPORT_RUNTIMES)('user metadata through the gateway (%s runtime
       );
       if (JSON.stringify(Object.entries(got).sort()) !== JSON.stringify(Object.entries(metadata).sort())) {
         mismatches.push(`${JSON.stringify(metadata)}: read back ${JSON.stringify(got)}`);
+      }
+    }
+    expect(mismatches).toEqual([]);
+  }, 300_000);
+
+  const OVERRIDES: Readonly<Record<string, readonly string[]>> = {
+    'response-content-type': ['text/html', 'application/x-thing; charset=utf-8'],
+    'response-content-disposition': ['attachment; filename="a b.txt"', 'inline'],
+    'response-content-encoding': ['gzip', 'identity'],
+    'response-content-language': ['de-CH', 'en'],
+    'response-cache-control': ['no-store', 'max-age=60, public'],
+    'response-expires': ['Thu, 01 Jan 2099 00:00:00 GMT'],
+  };
+
+  it.each(['s3', 'azure', 'gcs'])('a %s bucket answers with the response-* overrides a signed read asks for', async (bucket) => {
+    const key = `overrides-${runtime}`;
+    expect((await rawRequest(gw.endpoint, { method: 'PUT', target: `/${bucket}/${key}`, headers: { 'content-type': 'text/plain' }, body: 'x' }, WRITER)).status).toBe(200);
+    const random = seededRandom(bucket.length * 7 + runtime.length);
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
+    const mismatches: string[] = [];
+    for (let i = 0; i < PUTS; i++) {
+      const asked = Object.entries(OVERRIDES)
+        .filter(() => random() < 0.4)
+        .map(([name, values]) => [name, pick(values)] as const);
+      const method = random() < 0.5 ? 'GET' : 'HEAD';
+      const query = asked.map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
+      const res = await rawRequest(gw.endpoint, { method, target: `/${bucket}/${key}${query ? `?${query}` : ''}` }, WRITER);
+      for (const [name, value] of asked) {
+        if (bucket !== 's3' && name === 'response-expires') continue;
+        const header = name.slice('response-'.length);
+        const expected = header === 'cache-control' ? reportedCacheControl(runtime, value) : value;
+        if (res.status !== 200 || res.headers[header] !== expected) mismatches.push(`${method} ?${query}: ${res.status}, ${header} ${JSON.stringify(res.headers[header])}`);
       }
     }
     expect(mismatches).toEqual([]);
