@@ -1,10 +1,9 @@
-import { startAzurite, type Azurite } from '../support/azurite';
 import type { Keys } from '../support/clients';
-import { azuriteOptions, bucketToml, credentialToml, everywhere, gcsEmulatorOptions } from '../support/config-toml';
+import { credentialToml, everywhere } from '../support/config-toml';
 import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
-import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
 import { seededRandom } from '../support/random';
 import { errorCode, rawRequest } from '../support/raw-request';
+import { startStoreBuckets, type StoreBuckets } from './store-buckets';
 
 /**
  * Conditional reads as S3 answers them, on Azure and GCS buckets: a seeded stream of GETs and HEADs with any
@@ -18,19 +17,14 @@ import { errorCode, rawRequest } from '../support/raw-request';
 const READER: Keys = { accessKeyId: 'CONDREADER0000000000', secretAccessKey: 'cond/reader/secret/00000000000000000000' };
 const READS = Number(process.env.CONDITIONAL_READS ?? 120);
 
-let azurite: Azurite;
-let gcs: GcsEmulator;
+let stores: StoreBuckets;
 
 beforeAll(async () => {
-  [azurite, gcs] = await Promise.all([startAzurite(), startGcsEmulator()]);
-  await azurite.createContainer('cond');
-  await azurite.putBlob('cond', 'c.txt', 'conditional');
-  await gcs.upload('cond', 'c.txt', 'conditional');
+  stores = await startStoreBuckets('cond', { rgw: false });
+  await stores.put('c.txt', 'conditional');
 }, 180_000);
 
-afterAll(async () => {
-  await Promise.all([azurite?.stop(), gcs?.stop()]);
-});
+afterAll(() => stores?.stop());
 
 interface Conditions {
   readonly 'if-match'?: string;
@@ -82,11 +76,7 @@ describe.each(TRANSPORT_RUNTIMES)('conditional reads through the gateway (%s run
   let gw: RunningGateway;
 
   beforeAll(async () => {
-    const config = [
-      bucketToml({ name: 'azure', backend_type: 'azure' }, azuriteOptions(azurite.endpoint, 'cond')),
-      bucketToml({ name: 'gcs', backend_type: 'gcs' }, gcsEmulatorOptions(gcs.endpoint, 'cond')),
-      credentialToml(READER, { principal_name: 'reader' }, [everywhere(['get_object', 'head_object'])]),
-    ].join('\n');
+    const config = [stores.toml, credentialToml(READER, { principal_name: 'reader' }, [everywhere(['get_object', 'head_object'])])].join('\n');
     gw = await startGateway(runtime, { config });
   }, 60_000);
 

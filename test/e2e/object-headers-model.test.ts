@@ -1,11 +1,9 @@
-import { azuriteOptions, bucketToml, credentialToml, everywhere, gcsEmulatorOptions, s3Options } from '../support/config-toml';
-import { startAzurite, type Azurite } from '../support/azurite';
+import { credentialToml, everywhere } from '../support/config-toml';
 import type { Keys } from '../support/clients';
 import { reportedCacheControl, startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
-import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
 import { seededRandom } from '../support/random';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { createBucket, startRgw, type Rgw } from '../support/rgw';
+import { startStoreBuckets, type StoreBuckets } from './store-buckets';
 
 /**
  * Object headers on every kind of bucket.
@@ -23,18 +21,13 @@ import { createBucket, startRgw, type Rgw } from '../support/rgw';
 const WRITER: Keys = { accessKeyId: 'METAWRITER0000000000', secretAccessKey: 'meta/writer/secret/00000000000000000000' };
 const PUTS = Number(process.env.METADATA_PUTS ?? 60);
 
-let rgw: Rgw;
-let azurite: Azurite;
-let gcs: GcsEmulator;
+let stores: StoreBuckets;
 
 beforeAll(async () => {
-  [rgw, azurite, gcs] = await Promise.all([startRgw(), startAzurite(), startGcsEmulator()]);
-  await Promise.all([createBucket(rgw, 'meta'), azurite.createContainer('meta')]);
+  stores = await startStoreBuckets('meta');
 }, 180_000);
 
-afterAll(async () => {
-  await Promise.all([rgw?.stop(), azurite?.stop(), gcs?.stop()]);
-});
+afterAll(() => stores?.stop());
 
 /** Whether the gateway can store `name` on Azure (letters, digits, `-`, `_`; a letter first; no `-` before `-` or `_`). */
 const azureStorable = (name: string): boolean => /^[a-z](?:[a-z0-9_]|-(?![-_]))*$/i.test(name);
@@ -43,12 +36,7 @@ describe.each(TRANSPORT_RUNTIMES)('user metadata through the gateway (%s runtime
   let gw: RunningGateway;
 
   beforeAll(async () => {
-    const config = [
-      bucketToml({ name: 's3', backend_type: 's3' }, s3Options(rgw.endpoint, 'meta', rgw)),
-      bucketToml({ name: 'azure', backend_type: 'azure' }, azuriteOptions(azurite.endpoint, 'meta')),
-      bucketToml({ name: 'gcs', backend_type: 'gcs' }, gcsEmulatorOptions(gcs.endpoint, 'meta')),
-      credentialToml(WRITER, { principal_name: 'writer' }, [everywhere(['put_object', 'head_object', 'get_object'])]),
-    ].join('\n');
+    const config = [stores.toml, credentialToml(WRITER, { principal_name: 'writer' }, [everywhere(['put_object', 'head_object', 'get_object'])])].join('\n');
     gw = await startGateway(runtime, { config });
   }, 60_000);
 

@@ -1,12 +1,9 @@
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { startAzurite, type Azurite } from '../support/azurite';
 import type { Keys } from '../support/clients';
-import { azuriteOptions, bucketToml, credentialToml, everywhere, gcsEmulatorOptions, s3Options } from '../support/config-toml';
+import { credentialToml, everywhere } from '../support/config-toml';
 import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
-import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
 import { seededRandom } from '../support/random';
 import { errorCode, rawRequest, type RawResponse } from '../support/raw-request';
-import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
+import { startStoreBuckets, type StoreBuckets } from './store-buckets';
 
 /**
  * Ranged reads as S3 answers them, on every kind of bucket: a seeded stream of `Range` headers (single
@@ -21,26 +18,15 @@ const READER: Keys = { accessKeyId: 'RANGEREADER000000000', secretAccessKey: 'ra
 const BODY = Buffer.from(Array.from({ length: 1000 }, (_, i) => (i * 7) % 256));
 const READS = Number(process.env.RANGE_READS ?? 120);
 
-let rgw: Rgw;
-let azurite: Azurite;
-let gcs: GcsEmulator;
-let direct: S3Client;
+let stores: StoreBuckets;
 
 beforeAll(async () => {
-  [rgw, azurite, gcs] = await Promise.all([startRgw(), startAzurite(), startGcsEmulator()]);
-  await Promise.all([createBucket(rgw, 'ranges'), azurite.createContainer('ranges')]);
-  direct = rgwS3Client(rgw);
-  for (const [key, body] of [['r.bin', BODY], ['empty.bin', Buffer.alloc(0)]] as const) {
-    await direct.send(new PutObjectCommand({ Bucket: 'ranges', Key: key, Body: body }));
-    await azurite.putBlob('ranges', key, body);
-    await gcs.upload('ranges', key, body, 'application/octet-stream');
-  }
+  stores = await startStoreBuckets('ranges');
+  await stores.put('r.bin', BODY);
+  await stores.put('empty.bin', Buffer.alloc(0));
 }, 180_000);
 
-afterAll(async () => {
-  direct?.destroy();
-  await Promise.all([rgw?.stop(), azurite?.stop(), gcs?.stop()]);
-});
+afterAll(() => stores?.stop());
 
 function randomRange(random: () => number): string {
   const n = (max: number): number => Math.floor(random() * max);
@@ -116,12 +102,7 @@ describe.each(TRANSPORT_RUNTIMES)('ranged reads through the gateway (%s runtime)
   let gw: RunningGateway;
 
   beforeAll(async () => {
-    const config = [
-      bucketToml({ name: 's3', backend_type: 's3' }, s3Options(rgw.endpoint, 'ranges', rgw)),
-      bucketToml({ name: 'azure', backend_type: 'azure' }, azuriteOptions(azurite.endpoint, 'ranges')),
-      bucketToml({ name: 'gcs', backend_type: 'gcs' }, gcsEmulatorOptions(gcs.endpoint, 'ranges')),
-      credentialToml(READER, { principal_name: 'reader' }, [everywhere(['get_object', 'head_object'])]),
-    ].join('\n');
+    const config = [stores.toml, credentialToml(READER, { principal_name: 'reader' }, [everywhere(['get_object', 'head_object'])])].join('\n');
     gw = await startGateway(runtime, { config });
   }, 60_000);
 
