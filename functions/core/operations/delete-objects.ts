@@ -11,7 +11,8 @@ import { base64Digest } from '../checksums';
 import { S3Error, accessDenied, requestTimeout } from '../errors';
 import { keyTooLong } from '../keys';
 import type { Dispatch, ProxyResponse } from '../http';
-import { checkDeclaredLength, headerChecksums, verifiedBody } from '../payload/upload';
+import { declaredDigests } from '../payload/integrity';
+import { checkDeclaredLength, verifiedBody } from '../payload/upload';
 import { S3_XMLNS, errorResponse } from '../responses';
 import { buildXml, childOf, listOf, textOf, type ParsedXml, type XmlNode } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
@@ -106,7 +107,9 @@ async function run(ctx: BucketContext, store: Store, mayDelete: EntryAuthorizer,
   const backendBody = new TextEncoder().encode(buildXml('Delete', { Quiet: request.quiet ? 'true' : undefined, Object: objects }, S3_XMLNS));
   const headers: Record<string, string> = { 'content-type': 'application/xml', 'content-md5': base64Digest('md5', backendBody) };
   // The client's checksum covered its own body; the backend gets the same algorithm over the new one.
-  for (const { algorithm } of headerChecksums(ctx.request.headers)) headers[`x-amz-checksum-${algorithm}`] = base64Digest(algorithm, backendBody);
+  for (const { algorithm } of declaredDigests(ctx.request.headers)) {
+    if (algorithm !== 'md5') headers[`x-amz-checksum-${algorithm}`] = base64Digest(algorithm, backendBody);
+  }
   const response = await store.send({ method: 'POST', query: { delete: '' }, headers, body: backendBody }, backendCall(ctx));
   const read = await readDocument(response, 'DeleteResult', ctx);
   if (read.response) return read.response;

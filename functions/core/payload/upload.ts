@@ -4,8 +4,11 @@
  *
  * - aws-chunked (`x-amz-content-sha256: STREAMING-…`): decoded and verified as it streams; the backend gets
  *   the plain bytes with `content-length` = `x-amz-decoded-content-length`.
- * - a hex `x-amz-content-sha256`, or an `x-amz-checksum-*` header: the bytes stream through a checker.
+ * - a hex `x-amz-content-sha256`, an `x-amz-checksum-*` header or Content-MD5: the bytes stream through a
+ *   checker.
  * - otherwise (`UNSIGNED-PAYLOAD`, presigned): the runtime streams the client's body untouched.
+ *
+ * Declared digests (integrity.ts) are checked over the content in every form, the decoded one for aws-chunked.
  *
  * A length must be declared (Content-Length, or the decoded length for aws-chunked); without one the answer
  * is 411 MissingContentLength, as on S3. `settings.maxUploadBytes` is enforced on that declared length before
@@ -18,15 +21,15 @@ import {
   parseTrailerHeader,
   type StreamingPayload,
 } from './aws-chunked';
-import { base64Digest, checksumAlgorithmOf, type ChecksumAlgorithm } from '../checksums';
 import { S3Error, notImplemented, requestTimeout } from '../errors';
-import type { Dispatch, HeaderMap, ReadonlyHeaders } from '../http';
+import type { Dispatch, HeaderMap } from '../http';
 import type { BucketContext } from '../context';
 import { errorResponse } from '../responses';
-import { EMPTY_SHA256, UNSIGNED_PAYLOAD } from '../sigv4';
+import { UNSIGNED_PAYLOAD } from '../sigv4';
 import { sha256Hex } from '../bytes';
-import { checkBytes, checkedStream } from './checked-stream';
-import { PlainBodyChecker, checksumMismatch, sha256Mismatch, type ExpectedChecksum } from './plain';
+import { checkBytes, checkedStream, type BodyChecker } from './checked-stream';
+import { declaredDigests, verifyDigests, withDigests } from './integrity';
+import { PlainBodyChecker, sha256Mismatch } from './plain';
 
 /** The body and its description for the backend request. */
 export interface UploadBody {
@@ -68,17 +71,13 @@ export async function withUploadBody(ctx: BucketContext, send: (upload: UploadBo
   const length = declaredLength(headers.get('content-length'));
   checkDeclaredLength(ctx, length);
   const sha256 = declared === UNSIGNED_PAYLOAD ? undefined : hexPayloadHash(declared);
-  const checksums = headerChecksums(headers);
+  const digests = declaredDigests(headers);
   const lengthHeader = { 'content-length': String(length) };
-  if (sha256 === undefined && checksums.length === 0) {
+  if (sha256 === undefined && digests.length === 0) {
     return send({ headers: lengthHeader, body: 'client', payloadHash: UNSIGNED_PAYLOAD });
   }
-  if (length === 0) {
-    if (sha256 !== undefined && sha256 !== EMPTY_SHA256) throw sha256Mismatch();
-    for (const c of checksums) if (base64Digest(c.algorithm, new Uint8Array()) !== c.value) throw checksumMismatch(c.algorithm);
-    return send({ headers: lengthHeader, body: new Uint8Array(), payloadHash: sha256 ?? UNSIGNED_PAYLOAD });
-  }
-  const body = checkedStream(ctx.request.body(), new PlainBodyChecker({ length, sha256, checksums }));
+  const checker = withDigests(new PlainBodyChecker({ length, sha256 }), digests);
+  const body = length === 0 ? await checkBytes(new Uint8Array(), checker) : checkedStream(ctx.request.body(), checker);
   return send({ headers: lengthHeader, body, payloadHash: sha256 ?? UNSIGNED_PAYLOAD });
 }
 
@@ -86,7 +85,9 @@ async function chunkedUpload(ctx: BucketContext, payload: StreamingPayload, send
   const headers = ctx.request.headers;
   const decodedLength = declaredLength(headers.get('x-amz-decoded-content-length'));
   checkDeclaredLength(ctx, decodedLength);
-  const decoder = (): AwsChunkedDecoder => chunkedDecoder(ctx, payload, decodedLength);
+  const trailers = parseTrailerHeader(headers.get('x-amz-trailer'));
+  const digests = declaredDigests(headers, trailers);
+  const decoder = (): BodyChecker => withDigests(chunkedDecoder(ctx, payload, decodedLength, trailers), digests);
   decoder(); // validates the declaration before anything is read
   const backendHeaders: HeaderMap = { 'content-length': String(decodedLength) };
   const upload = (body: UploadBody['body']): UploadBody => ({ headers: backendHeaders, body, payloadHash: UNSIGNED_PAYLOAD });
@@ -109,13 +110,12 @@ async function chunkedUpload(ctx: BucketContext, payload: StreamingPayload, send
 }
 
 /** The decoder for this request's aws-chunked body; signed forms need a header-signed request as seed. */
-function chunkedDecoder(ctx: BucketContext, payload: StreamingPayload, decodedLength: number): AwsChunkedDecoder {
+function chunkedDecoder(ctx: BucketContext, payload: StreamingPayload, decodedLength: number, trailers: readonly string[]): AwsChunkedDecoder {
   const signature = ctx.identity.signature;
   const headerSigned = signature !== undefined && ctx.identity.info?.presigned === false;
   if (payload !== STREAMING_UNSIGNED_TRAILER && !headerSigned) {
     throw new S3Error('InvalidRequest', `${payload} requires a request signed in the Authorization header`);
   }
-  const trailers = parseTrailerHeader(ctx.request.headers.get('x-amz-trailer'));
   return new AwsChunkedDecoder({ payload, seed: signature, decodedLength, trailers });
 }
 
@@ -128,24 +128,18 @@ function chunkedDecoder(ctx: BucketContext, payload: StreamingPayload, decodedLe
  * @throws S3Error XAmzContentSHA256Mismatch, BadDigest, InvalidDigest, SignatureDoesNotMatch, IncompleteBody.
  */
 export async function verifiedBody(ctx: BucketContext, bytes: Uint8Array, checksumHeadersCoverBody = true): Promise<Uint8Array> {
+  const headers = ctx.request.headers;
   const declared = payloadDeclaration(ctx);
-  let body = bytes;
   if (isStreamingPayload(declared)) {
-    const decodedLength = declaredLength(ctx.request.headers.get('x-amz-decoded-content-length'));
-    body = await checkBytes(bytes, chunkedDecoder(ctx, declared, decodedLength));
-  } else if (declared !== UNSIGNED_PAYLOAD) {
-    if ((await sha256Hex(bytes)) !== hexPayloadHash(declared)) throw sha256Mismatch();
+    const decodedLength = declaredLength(headers.get('x-amz-decoded-content-length'));
+    const trailers = parseTrailerHeader(headers.get('x-amz-trailer'));
+    const digests = declaredDigests(headers, trailers, checksumHeadersCoverBody);
+    return checkBytes(bytes, withDigests(chunkedDecoder(ctx, declared, decodedLength, trailers), digests));
   }
-  const checksums = checksumHeadersCoverBody ? headerChecksums(ctx.request.headers) : [];
-  for (const c of checksums) {
-    if (base64Digest(c.algorithm, body) !== c.value) throw checksumMismatch(c.algorithm);
-  }
-  const md5 = ctx.request.headers.get('content-md5');
-  if (md5 !== null) {
-    if (!/^[A-Za-z0-9+/]{22}==$/.test(md5.trim())) throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.');
-    if (base64Digest('md5', body) !== md5.trim()) throw new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.');
-  }
-  return body;
+  const digests = declaredDigests(headers, [], checksumHeadersCoverBody);
+  if (declared !== UNSIGNED_PAYLOAD && (await sha256Hex(bytes)) !== hexPayloadHash(declared)) throw sha256Mismatch();
+  verifyDigests(bytes, digests);
+  return bytes;
 }
 
 /**
@@ -170,16 +164,6 @@ function declaredLength(value: string | null): number {
   if (value === null || value === '') throw missingLength();
   if (!DECIMAL.test(value.trim())) throw new S3Error('InvalidArgument', 'The declared content length is not a number');
   return Number(value.trim());
-}
-
-/** `x-amz-checksum-<algorithm>` headers sent with a plain body; the gateway checks them itself. */
-export function headerChecksums(headers: ReadonlyHeaders): ExpectedChecksum[] {
-  const out: ExpectedChecksum[] = [];
-  headers.forEach((value, name) => {
-    const algorithm: ChecksumAlgorithm | undefined = checksumAlgorithmOf(name);
-    if (algorithm !== undefined) out.push({ algorithm, value: value.trim() });
-  });
-  return out;
 }
 
 /** `aws-chunked` removed from a Content-Encoding list; undefined when nothing else remains. */

@@ -14,6 +14,7 @@ import { streamDigest, checksumAlgorithmOf, type ChecksumAlgorithm, type StreamD
 import { S3Error } from '../../errors';
 import { concat } from '../../streams';
 import { HoldBack, type BodyChecker, type Emit } from '../checked-stream';
+import { digestMismatch } from '../integrity';
 import { chunkSignature, trailerSignature, type ChunkSigningSeed } from './signatures';
 
 /** The three aws-chunked payload forms, by their `x-amz-content-sha256` value. */
@@ -248,7 +249,7 @@ export class AwsChunkedDecoder implements BodyChecker {
     for (const [name, { algorithm, digest }] of this.checksums) {
       const actual = toBase64(await digest.digest());
       if (actual !== values.get(name)) {
-        throw new S3Error('BadDigest', `The ${algorithm.toUpperCase()} you specified did not match the calculated checksum.`);
+        throw digestMismatch(algorithm);
       }
     }
   }
