@@ -1,14 +1,18 @@
 /**
- * A read's preconditions evaluated as S3 evaluates them, for stores that read them otherwise: Azure
- * compares times to the millisecond where S3 compares the seconds of Last-Modified, refuses `*` and lists,
- * and answers an If-Modified-Since that is no date with 304; the GCS emulator ignores them all.
+ * Preconditions evaluated as S3 evaluates them, for stores that read them otherwise.
  *
+ * Reads: Azure compares times to the millisecond where S3 compares the seconds of Last-Modified, refuses `*`
+ * and lists, and answers an If-Modified-Since that is no date with 304; the GCS emulator ignores them all.
  * RFC 9110 §13.2.2's order: If-Match (412), else If-Unmodified-Since (412); then If-None-Match (304), else
  * If-Modified-Since (304). If-Match compares strongly (a weak tag never matches), If-None-Match weakly;
  * either takes `*` and lists. A date that is not one is ignored.
+ *
+ * Writes (PutObject, CompleteMultipartUpload): S3 takes If-None-Match only as `*` and never beside If-Match
+ * (`checkWritePreconditions`), and answers If-Match on a key that holds no object with 404 NoSuchKey
+ * (`checkWriteIfMatch`), where Azure answers 412 and Azurite writes on `*`.
  */
 import { S3Error } from './errors';
-import type { HeaderMap, ProxyResponse } from './http';
+import type { HeaderMap, ProxyResponse, ReadonlyHeaders } from './http';
 import { emptyResponse, errorResponse } from './responses';
 
 /** 304 or 412 when the preconditions in `headers` fail for an object of `etag` last modified at `lastModified`. */
@@ -36,7 +40,37 @@ export function evaluatePreconditions(headers: HeaderMap, etag: string, lastModi
 /** S3's answer for a failed precondition of a read (`method`): 304 with the object's validators, or 412. */
 export function preconditionResponse(result: 304 | 412, method: string, requestId: string, resource: string, validators: HeaderMap): ProxyResponse {
   if (result === 304) return emptyResponse(304, requestId, validators);
-  return errorResponse(new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold'), requestId, method, resource);
+  return errorResponse(preconditionFailed(), requestId, method, resource);
+}
+
+/**
+ * A write's preconditions in the form S3 takes, checked before anything is sent: If-None-Match only as `*`,
+ * and not with If-Match (S3 answers both 501, as for a header it does not implement).
+ */
+export function checkWritePreconditions(headers: ReadonlyHeaders): void {
+  const ifNoneMatch = headers.get('if-none-match');
+  if (ifNoneMatch === null) return;
+  if (ifNoneMatch.trim() !== '*' || headers.get('if-match') !== null) {
+    throw new S3Error('NotImplemented', 'A header you provided implies functionality that is not implemented', { Header: 'If-None-Match' });
+  }
+}
+
+/**
+ * A write's If-Match against the object it would replace (`etag` undefined: none). An ETag matches quoted or
+ * not, as clients send it back either way; `*` matches any object.
+ *
+ * @throws S3Error NoSuchKey without an object, PreconditionFailed when no tag matches.
+ */
+export function checkWriteIfMatch(ifMatch: string, etag: string | undefined, key: string): void {
+  if (etag === undefined) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: key });
+  if (!tags(ifMatch).some((tag) => tag === '*' || unquoted(tag) === unquoted(etag))) throw preconditionFailed();
+}
+
+export const preconditionFailed = (): S3Error => new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+
+/** A quoted tag's opaque part; anything else as it is. */
+function unquoted(tag: string): string {
+  return tag.length >= 2 && tag.startsWith('"') && tag.endsWith('"') ? tag.slice(1, -1) : tag;
 }
 
 function tags(list: string): string[] {

@@ -1,4 +1,5 @@
-import { evaluatePreconditions, preconditionResponse } from '../../functions/core/preconditions';
+import { S3Error } from '../../functions/core/errors';
+import { checkWriteIfMatch, checkWritePreconditions, evaluatePreconditions, preconditionResponse } from '../../functions/core/preconditions';
 
 /** A read's preconditions, evaluated as S3 evaluates them, for an object of ETAG last modified at LAST_MODIFIED. */
 const ETAG = '"abc"';
@@ -57,5 +58,50 @@ describe('the answer', () => {
     const failed = preconditionResponse(412, 'GET', 'R', '/k', {});
     expect(failed.status).toBe(412);
     expect(String(failed.body)).toContain('<Code>PreconditionFailed</Code>');
+  });
+});
+
+/** The code a write's precondition check throws, or 'passes'. */
+function writeRefusal(check: () => void): string {
+  try {
+    check();
+    return 'passes';
+  } catch (err) {
+    return err instanceof S3Error ? `${err.status} ${err.code}` : 'not an S3Error';
+  }
+}
+
+describe('a write\'s preconditions (PutObject, CompleteMultipartUpload)', () => {
+  it.each([
+    [{}, 'passes'],
+    [{ 'if-match': '"abc"' }, 'passes'],
+    [{ 'if-none-match': '*' }, 'passes'],
+    [{ 'if-none-match': ' * ' }, 'passes'],
+    [{ 'if-none-match': '"abc"' }, '501 NotImplemented'],
+    [{ 'if-none-match': '' }, '501 NotImplemented'],
+    [{ 'if-none-match': '*', 'if-match': '"abc"' }, '501 NotImplemented'],
+    [{ 'if-none-match': '*', 'if-match': '*' }, '501 NotImplemented'],
+  ])('%j: %s (If-None-Match is taken only as *, and never beside If-Match)', (headers, result) => {
+    expect(writeRefusal(() => checkWritePreconditions(new Headers(headers)))).toBe(result);
+  });
+
+  it('names the header S3 does not take in its 501', () => {
+    expect(() => checkWritePreconditions(new Headers({ 'if-none-match': '"abc"' }))).toThrow(
+      expect.objectContaining({ message: 'A header you provided implies functionality that is not implemented', detail: { Header: 'If-None-Match' } }),
+    );
+  });
+
+  it.each([
+    ['"abc"', '"abc"', 'passes'],
+    ['abc', '"abc"', 'passes'],
+    ['"abc"', 'abc', 'passes'],
+    ['*', '"abc"', 'passes'],
+    ['"other", "abc"', '"abc"', 'passes'],
+    ['"other"', '"abc"', '412 PreconditionFailed'],
+    ['W/"abc"', '"abc"', '412 PreconditionFailed'],
+    ['"abc"', undefined, '404 NoSuchKey'],
+    ['*', undefined, '404 NoSuchKey'],
+  ])('If-Match %s over an object of ETag %s: %s (quoted or not; no object is NoSuchKey)', (ifMatch, etag, result) => {
+    expect(writeRefusal(() => checkWriteIfMatch(ifMatch, etag, 'k'))).toBe(result);
   });
 });

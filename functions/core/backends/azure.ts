@@ -3,7 +3,7 @@ import { backendDocument } from '../streams';
 import { S3Error, notImplemented } from '../errors';
 import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
-import { evaluatePreconditions, preconditionResponse } from '../preconditions';
+import { checkWriteIfMatch, evaluatePreconditions, preconditionResponse } from '../preconditions';
 import { invalidRange, parseRange, resolveRange, unsatisfiedRange, type ByteRange } from '../range';
 import { fromBase64 } from '../bytes';
 import { storageClassOf } from './azure/access-tier';
@@ -81,6 +81,14 @@ export class AzureStore implements ObjectStore {
       permissions = 'cw';
       headers['x-ms-blob-type'] = 'BlockBlob';
       copy(request.headers, headers, PUT_HEADERS);
+      const ifMatch = request.headers['if-match'];
+      if (ifMatch !== undefined) {
+        // Azure answers If-Match on a missing blob with 412 (Azurite writes on `*`) and takes only its own
+        // quoted form: the gateway reads it as S3 does, then pins the ETag it saw so the write stays atomic.
+        const current = await this.blobHead(blob, { trace: request.trace });
+        checkWriteIfMatch(ifMatch, current?.get('etag') ?? undefined, request.key);
+        headers['if-match'] = current?.get('etag') ?? '';
+      }
       for (const [s3Name, azureName] of Object.entries(PUT_PROPERTY_HEADERS)) {
         if (request.headers[s3Name] !== undefined) headers[azureName] = request.headers[s3Name];
       }
@@ -151,10 +159,19 @@ export class AzureStore implements ObjectStore {
   }
 
   private async blobSize(blob: string, call: BackendCall): Promise<number> {
+    const head = await this.blobHead(blob, call);
+    if (head === undefined) throw azureError(404, 'BlobNotFound');
+    return Number(head.get('content-length') ?? 0);
+  }
+
+  /** The blob's properties, or undefined when there is no such blob. */
+  private async blobHead(blob: string, call: BackendCall): Promise<ReadonlyHeaders | undefined> {
     const response = await this.send('HEAD', `${this.containerUrl()}/${encodeKey(blob)}`, call);
     await response.body?.cancel();
-    if (response.status !== 200) throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
-    return Number(response.headers.get('content-length') ?? 0);
+    const code = response.headers.get('x-ms-error-code') ?? undefined;
+    if (response.status === 404 && code !== 'ContainerNotFound') return undefined;
+    if (response.status !== 200) throw azureError(response.status, code);
+    return response.headers;
   }
 
   async list(params: ListParams, call?: BackendCall): Promise<ListPage> {

@@ -8,6 +8,7 @@ import type { Dispatch, ProxyResponse } from '../http';
 import { encodeKey } from '../keys';
 import { clientAddress } from '../path-mapping';
 import { verifiedBody } from '../payload/upload';
+import { checkWritePreconditions } from '../preconditions';
 import { S3_XMLNS, errorResponse } from '../responses';
 import { buildXml, childOf, listOf, textOf } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
@@ -46,6 +47,7 @@ export function parseCompleteRequest(body: Uint8Array): CompletedPart[] {
 
 export const completeMultipartUpload: Handler<'CompleteMultipartUpload'> = async (op, ctx) => {
   authorizeKey(ctx, op, op.key);
+  checkWritePreconditions(ctx.request.headers);
   return collect(ctx, op.key, op.uploadId);
 };
 

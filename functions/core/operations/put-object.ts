@@ -1,16 +1,18 @@
 import type { Dispatch } from '../http';
 import { withUploadBody } from '../payload/upload';
 import type { BucketContext } from '../context';
+import { checkWritePreconditions } from '../preconditions';
 import { authorizeKey, type Handler } from './operation';
 import { putHeaders } from './write-headers';
 
 /**
  * PutObject: a Forward whose body streams to the backend, checked or decoded on the way when the client
- * declared a hash, a checksum or aws-chunked framing (see payload/upload.ts). The backend's status,
- * including a 412 for a failed `If-Match`/`If-None-Match`, passes through unchanged.
+ * declared a hash, a checksum or aws-chunked framing (see payload/upload.ts). Preconditions in a form S3
+ * does not take are refused here; the store enforces the rest, and its 412 passes through.
  */
 export const putObject: Handler<'PutObject'> = (op, ctx) => {
   authorizeKey(ctx, op, op.key);
+  checkWritePreconditions(ctx.request.headers);
   return upload(ctx, op.key);
 };
 

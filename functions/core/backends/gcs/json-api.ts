@@ -4,7 +4,7 @@ import { S3Error, notImplemented } from '../../errors';
 import type { BackendResponse, Forward, HeaderMap } from '../../http';
 import { fromBase64, toHex } from '../../bytes';
 import { encodeKey } from '../../keys';
-import { evaluatePreconditions, preconditionResponse } from '../../preconditions';
+import { checkWriteIfMatch, evaluatePreconditions, preconditionFailed, preconditionResponse } from '../../preconditions';
 import { invalidRange, parseRange, resolveRange } from '../../range';
 import { emptyResponse } from '../../responses';
 import { collectPage, relativeKey, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../listing';
@@ -131,18 +131,15 @@ export class GcsJsonApi {
     const ifMatch = request.headers['if-match'];
     if (ifNoneMatch !== undefined || ifMatch !== undefined) {
       // The JSON API enforces generation preconditions atomically; the emulator ignores them, so the
-      // gateway checks first as well.
-      if (ifNoneMatch !== undefined && ifNoneMatch.trim() !== '*') throw notImplemented('If-None-Match other than * on PutObject');
+      // gateway checks first as well. Their form was checked with the request (checkWritePreconditions).
       const current = await this.resource(name, { trace: request.trace });
-      const failed = (): S3Error => new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
       if (ifNoneMatch !== undefined) {
-        if (current !== undefined) throw failed();
+        if (current !== undefined) throw preconditionFailed();
         query.push('ifGenerationMatch=0');
       }
       if (ifMatch !== undefined) {
-        if (current === undefined) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: request.key });
-        if (!ifMatch.split(',').map((t) => t.trim()).some((t) => t === '*' || t === etagOf(current))) throw failed();
-        if (current.generation) query.push(`ifGenerationMatch=${encodeKey(current.generation, false)}`);
+        checkWriteIfMatch(ifMatch, current && etagOf(current), request.key);
+        if (current?.generation) query.push(`ifGenerationMatch=${encodeKey(current.generation, false)}`);
       }
     }
     const url = `${this.backend.endpoint}/upload/storage/v1/b/${encodeKey(this.backend.bucketName, false)}/o?${query.join('&')}`;

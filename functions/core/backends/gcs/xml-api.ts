@@ -3,6 +3,7 @@ import { backendDocument } from '../../streams';
 import { S3Error, notImplemented } from '../../errors';
 import type { Forward, HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../../http';
 import { encodeKey } from '../../keys';
+import { checkWriteIfMatch } from '../../preconditions';
 import { parseRange, unsatisfiedRange, type ByteRange } from '../../range';
 import { childOf, parseXml, textOf } from '../../xml';
 import type { RawListing } from '../listing-scanner';
@@ -93,18 +94,12 @@ export class GcsXmlApi {
     const ifNoneMatch = headers['if-none-match'];
     const ifMatch = headers['if-match'];
     const out: HeaderMap = {};
-    if (ifNoneMatch !== undefined) {
-      if (ifNoneMatch.trim() !== '*') throw notImplemented('If-None-Match other than * on PutObject');
-      out['x-goog-if-generation-match'] = '0';
-    }
+    if (ifNoneMatch !== undefined) out['x-goog-if-generation-match'] = '0';
     if (ifMatch !== undefined) {
       const response = await this.deps.client({ method: 'HEAD', url: await this.url('HEAD', path, {}, {}), headers: {} }, { trace: request.trace });
       await response.body?.cancel();
-      if (response.status === 404) throw new S3Error('NoSuchKey', 'The specified key does not exist.');
-      if (response.status !== 200) throw gcsError(response.status);
-      const etag = response.headers.get('etag') ?? '';
-      const wanted = ifMatch.split(',').map((t) => t.trim());
-      if (!wanted.includes('*') && !wanted.includes(etag)) throw new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+      if (response.status !== 200 && response.status !== 404) throw gcsError(response.status);
+      checkWriteIfMatch(ifMatch, response.status === 404 ? undefined : response.headers.get('etag') ?? '', request.key);
       out['x-goog-if-generation-match'] = response.headers.get('x-goog-generation') ?? '0';
     }
     return out;
