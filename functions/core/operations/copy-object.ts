@@ -14,7 +14,7 @@ import { authorize } from '../auth/authorize';
 import { backendCall, type BucketContext } from '../context';
 import { authorizeKey, respond, type Handler } from './operation';
 import type { StoreRequest } from '../backends/s3';
-import { copyHeaders } from './write-headers';
+import { checkMetadataSize, copyHeaders } from './write-headers';
 
 /** A parsed `x-amz-copy-source`. */
 export interface CopySource {
@@ -113,6 +113,7 @@ export const copyObject: Handler<'CopyObject'> = async (op, ctx) => {
   const { source, bucket } = authorizedSource(ctx, op.copySource);
   const backends = copyableBackends(bucket, ctx.bucket, 'CopyObject');
   const headers = Object.assign(copyHeaders(ctx.request.headers), { 'x-amz-copy-source': backendCopySource(source, backends.source) });
+  checkMetadataSize(headers);
   return respond(await sendCopy(ctx, { method: 'PUT', key: op.key, headers }, 'CopyObject'));
 };
 

@@ -4,7 +4,7 @@ import { childOf, textOf } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
 import { backendCall, type BucketContext } from '../context';
 import { authorizeKey, respond, type Handler } from './operation';
-import { createMultipartHeaders } from './write-headers';
+import { checkMetadataSize, createMultipartHeaders } from './write-headers';
 
 /**
  * CreateMultipartUpload: the object's headers are signed on the backend request, and the backend's
@@ -18,7 +18,9 @@ export const createMultipartUpload: Handler<'CreateMultipartUpload'> = async (op
 
 async function create(ctx: BucketContext, key: string): Promise<ProxyResponse> {
   const store = s3StoreOf(ctx, 'CreateMultipartUpload');
-  const response = await store.send({ method: 'POST', key, query: { uploads: '' }, headers: createMultipartHeaders(ctx.request.headers) }, backendCall(ctx));
+  const headers = createMultipartHeaders(ctx.request.headers);
+  checkMetadataSize(headers);
+  const response = await store.send({ method: 'POST', key, query: { uploads: '' }, headers }, backendCall(ctx));
   const read = await readDocument(response, 'InitiateMultipartUploadResult', ctx);
   if (read.response) return read.response;
   const uploadId = textOf(childOf(read.document, 'UploadId')) ?? '';

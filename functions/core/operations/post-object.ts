@@ -20,6 +20,7 @@ import { formBoundary, formLength, readForm, type FormUpload } from '../payload/
 import { emptyResponse, s3Xml } from '../responses';
 import { UNSIGNED_PAYLOAD } from '../sigv4';
 import type { Handler, S3Services } from './operation';
+import { checkMetadataSize } from './write-headers';
 
 /** Fields that become object headers under their own name. */
 const HEADER_FIELDS = ['content-type', 'cache-control', 'content-disposition', 'content-encoding', 'expires', 'x-amz-storage-class', 'x-amz-website-redirect-location'];
@@ -37,6 +38,7 @@ export const postObject: Handler<'PostObject'> = async (op, ctx, services) => {
   try {
     key = await admit(form, ctx, services);
     headers = objectHeaders(form.fields);
+    checkMetadataSize(headers);
   } catch (err) {
     form.discard();
     throw err;

@@ -3,7 +3,7 @@ import { withUploadBody } from '../payload/upload';
 import type { BucketContext } from '../context';
 import { checkWritePreconditions } from '../preconditions';
 import { authorizeKey, type Handler } from './operation';
-import { putHeaders } from './write-headers';
+import { checkMetadataSize, putHeaders } from './write-headers';
 
 /**
  * PutObject: a Forward whose body streams to the backend, checked or decoded on the way when the client
@@ -17,11 +17,13 @@ export const putObject: Handler<'PutObject'> = (op, ctx) => {
 };
 
 function upload(ctx: BucketContext, key: string): Promise<Dispatch> {
+  const headers = putHeaders(ctx.request.headers);
+  checkMetadataSize(headers);
   return withUploadBody(ctx, (upload) =>
     ctx.store.forwardObject({
       method: 'PUT',
       key,
-      headers: Object.assign(putHeaders(ctx.request.headers), upload.headers),
+      headers: Object.assign(headers, upload.headers),
       body: upload.body,
       payloadHash: upload.payloadHash,
       requestId: ctx.requestId,

@@ -3,6 +3,7 @@
  * header-signed backend request, so `x-amz-*` object headers survive (the spec's presigned PUT could not
  * carry them: rule 2). Names are lower-case; nothing else reaches the backend.
  */
+import { S3Error } from '../errors';
 import type { HeaderMap, ReadonlyHeaders } from '../http';
 import { withoutAwsChunked } from '../payload/upload';
 
@@ -83,4 +84,32 @@ export function uploadPartCopyHeaders(headers: ReadonlyHeaders): HeaderMap {
  */
 export function copyHeaders(headers: ReadonlyHeaders): HeaderMap {
   return select(headers, (n) => isObjectHeader(n) || COPY.includes(n) || COPY_PREFIXES.some((p) => n.startsWith(p)));
+}
+
+const META_PREFIX = 'x-amz-meta-';
+/** S3's limit on an object's user metadata (Azure and GCS take four times as much, RGW more). */
+export const MAX_METADATA_BYTES = 2048;
+
+/**
+ * S3's limit on the user metadata a write carries (`headers` as selected for the backend): the bytes of
+ * every name after `x-amz-meta-` and of its value, summed, at most 2 KiB.
+ *
+ * @throws S3Error MetadataTooLarge
+ */
+export function checkMetadataSize(headers: HeaderMap): void {
+  let size = 0;
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith(META_PREFIX)) size += name.length - META_PREFIX.length + byteLength(value);
+  }
+  if (size > MAX_METADATA_BYTES) {
+    throw new S3Error('MetadataTooLarge', 'Your metadata headers exceed the maximum allowed metadata size', {
+      Size: String(size),
+      MaxSizeAllowed: String(MAX_METADATA_BYTES),
+    });
+  }
+}
+
+/** A header value's bytes: one per character of a byte string, as received; UTF-8 for text beyond U+00FF. */
+function byteLength(value: string): number {
+  return /[^\x00-\xff]/.test(value) ? new TextEncoder().encode(value).length : value.length;
 }
