@@ -312,6 +312,24 @@ describe('Gateway.handle, versions, part copies, tags and CreateBucket (issue 20
       expect(dispatch.kind === 'forward' && dispatch.request.url).toBe('http://backend.test:9000/data/tenant/a%20b?versionId=v%2F1');
     });
 
+    it('a conditional DELETE signs If-Match on the backend request; with a versionId it is 501 as on S3', async () => {
+      const dispatch = await gateway().handle(await signed(ADMIN, { method: 'DELETE', path: '/open/k', headers: { 'if-match': '"e1"' } }));
+      expect(dispatch.kind === 'forward' && dispatch.request.headers['if-match']).toBe('"e1"');
+      expect(dispatch.kind === 'forward' && dispatch.request.headers.authorization).toContain('if-match');
+      const versioned = await gateway().handle(await signed(ADMIN, { method: 'DELETE', path: '/open/k', query: { versionId: 'v1' }, headers: { 'if-match': '"e1"' } }));
+      expect(errorCode(versioned)).toBe('NotImplemented');
+    });
+
+    it('DeleteObjects passes each entry\'s ETag on, for the backend to delete only that object', async () => {
+      const seen: BackendRequest[] = [];
+      const req = await signed(ADMIN, { method: 'POST', path: '/open', query: { delete: '' }, headers: { 'content-length': '100' } });
+      const dispatch = await gateway({}, scripted(() => ({ status: 200, body: '<DeleteResult><Deleted><Key>tenant/a</Key></Deleted></DeleteResult>' }), seen)).handle(req);
+      if (dispatch.kind !== 'needs-body') throw new Error(`expected needs-body, got ${dispatch.kind}`);
+      await dispatch.withBody(new TextEncoder().encode('<Delete><Object><Key>a</Key><ETag>"e1"</ETag></Object><Object><Key>b</Key></Object></Delete>'));
+      const sent = new TextDecoder().decode(seen[0].body as Uint8Array);
+      expect(sent).toContain('<Object><Key>tenant/a</Key><ETag>&quot;e1&quot;</ETag></Object><Object><Key>tenant/b</Key></Object>');
+    });
+
     it('tagging is forwarded with ?tagging (and the version), the tag set streaming as a body through the Content-MD5 check', async () => {
       const get = await gateway().handle(await signed(ADMIN, { method: 'GET', path: '/open/k', query: { tagging: '', versionId: 'v1' } }));
       expect(get.kind === 'forward' && get.request.url).toBe('http://backend.test:9000/data/tenant/k?tagging=&versionId=v1');

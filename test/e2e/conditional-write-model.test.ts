@@ -8,13 +8,14 @@ import { startStoreBuckets, type StoreBuckets } from './store-buckets';
 /**
  * Conditional writes as S3 answers them, on Azure and GCS buckets, against a model of S3's rules.
  *
- * A seeded stream of PUTs and DELETEs over a few keys, the PUTs with If-Match (the object's ETag quoted or
- * not, an earlier one, another, `*`) and If-None-Match (`*`, an ETag), alone or together. The model keeps
+ * A seeded stream of PUTs and DELETEs over a few keys, with If-Match (the object's ETag quoted or not, an
+ * earlier one, another, `*`) and, on PUTs, If-None-Match (`*`, an ETag), alone or together. The model keeps
  * what each key holds and says what S3 answers (public reports of AWS's answers: operations.md#conditional-writes):
  *
  * - If-None-Match other than `*`, or beside If-Match: 501 NotImplemented;
  * - If-None-Match `*`: 412 PreconditionFailed when the key holds an object;
- * - If-Match: 404 NoSuchKey when it holds none, 412 when no tag matches its ETag, `*` matching any;
+ * - If-Match, on a write or a delete: 404 NoSuchKey when it holds none, 412 when no tag matches its ETag,
+ *   `*` matching any; a delete without it is 204 whatever the key holds;
  *
  * and every answer is checked, then what the key holds: a refused write changes nothing. An S3-compatible
  * store evaluates them itself: RGW departs from S3 here (backends.md), so S3 buckets are not held to this.
@@ -39,7 +40,7 @@ interface Held {
   readonly earlier: string[];
 }
 
-/** The status S3 answers a PUT with `conditions` over `held`. */
+/** The status S3 answers a PUT with `conditions` over `held` (a DELETE: 204 for 200). */
 function s3Status(conditions: Record<string, string>, held: Held): number {
   const ifMatch = conditions['if-match'];
   const ifNoneMatch = conditions['if-none-match'];
@@ -71,7 +72,7 @@ describe.each(TRANSPORT_RUNTIMES)('conditional writes through the gateway (%s ru
 
   afterAll(() => gw?.stop());
 
-  it.each(['azure', 'gcs'])('a %s bucket answers as S3 and writes only what S3 would', async (bucket) => {
+  it.each(['azure', 'gcs'])('a %s bucket answers as S3 and writes and deletes only what S3 would', async (bucket) => {
     const random = seededRandom(bucket.length * 17 + runtime.length);
     const model = new Map(KEYS.map((k): [string, Held] => [k, { earlier: [] }]));
     const mismatches: string[] = [];
@@ -79,10 +80,21 @@ describe.each(TRANSPORT_RUNTIMES)('conditional writes through the gateway (%s ru
       const key = KEYS[Math.floor(random() * KEYS.length)];
       const held = model.get(key) as Held;
       const target = `/${bucket}/${runtime}/${key}`;
-      if (random() < 0.15) {
-        await rawRequest(gw.endpoint, { method: 'DELETE', target }, WRITER);
-        if (held.etag !== undefined) held.earlier.unshift(held.etag);
-        held.body = held.etag = undefined;
+      if (random() < 0.25) {
+        // A delete, conditional or not: S3 answers If-Match on a delete as on a write, with 204 for success.
+        const conditions: Record<string, string> = random() < 0.6 ? { 'if-match': randomConditions(random, held)['if-match'] ?? '*' } : {};
+        const expected = s3Status(conditions, held);
+        const del = await rawRequest(gw.endpoint, { method: 'DELETE', target, headers: conditions }, WRITER);
+        if (del.status !== (expected === 200 ? 204 : expected) || (expected !== 200 && errorCode(del.body) !== CODES[expected])) {
+          mismatches.push(`DELETE ${key} holding ${held.etag ?? 'nothing'}, ${JSON.stringify(conditions)}: ${del.status} ${errorCode(del.body) ?? ''}, expected ${expected}`);
+        }
+        if (del.status === 204) {
+          if (held.etag !== undefined) held.earlier.unshift(held.etag);
+          held.body = held.etag = undefined;
+        }
+        const get = await rawRequest(gw.endpoint, { method: 'GET', target }, WRITER);
+        const holds = get.status === 200 ? get.body : undefined;
+        if (holds !== held.body) mismatches.push(`${key} after DELETE ${JSON.stringify(conditions)}: holds ${JSON.stringify(holds)}, expected ${JSON.stringify(held.body)}`);
         continue;
       }
       const conditions = randomConditions(random, held);

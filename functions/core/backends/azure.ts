@@ -81,14 +81,7 @@ export class AzureStore implements ObjectStore {
       permissions = 'cw';
       headers['x-ms-blob-type'] = 'BlockBlob';
       copy(request.headers, headers, PUT_HEADERS);
-      const ifMatch = request.headers['if-match'];
-      if (ifMatch !== undefined) {
-        // Azure answers If-Match on a missing blob with 412 (Azurite writes on `*`) and takes only its own
-        // quoted form: the gateway reads it as S3 does, then pins the ETag it saw so the write stays atomic.
-        const current = await this.blobHead(blob, { trace: request.trace });
-        checkWriteIfMatch(ifMatch, current?.get('etag') ?? undefined, request.key);
-        headers['if-match'] = current?.get('etag') ?? '';
-      }
+      await this.pinIfMatch(request, blob, headers);
       for (const [s3Name, azureName] of Object.entries(PUT_PROPERTY_HEADERS)) {
         if (request.headers[s3Name] !== undefined) headers[azureName] = request.headers[s3Name];
       }
@@ -96,6 +89,7 @@ export class AzureStore implements ObjectStore {
     } else {
       permissions = 'd';
       headers['x-ms-delete-snapshots'] = 'include';
+      await this.pinIfMatch(request, blob, headers);
     }
     let url = `${this.containerUrl()}/${encodeKey(blob)}`;
     if (this.key !== undefined) {
@@ -149,6 +143,19 @@ export class AzureStore implements ObjectStore {
       return { status: status === 201 ? 200 : status, headers: out };
     }
     return { status, headers: out };
+  }
+
+  /**
+   * A write's or delete's If-Match, read as S3 reads it and pinned to the ETag the blob has: Azure answers
+   * If-Match on a missing blob with 412 (Azurite writes on `*`) and takes only its own quoted form. The
+   * pinned ETag keeps the request atomic: a blob changed in between still fails.
+   */
+  private async pinIfMatch(request: ObjectRequest, blob: string, headers: HeaderMap): Promise<void> {
+    const ifMatch = request.headers['if-match'];
+    if (ifMatch === undefined) return;
+    const current = await this.blobHead(blob, { trace: request.trace });
+    checkWriteIfMatch(ifMatch, current?.get('etag') ?? undefined, request.key);
+    headers['if-match'] = current?.get('etag') ?? '';
   }
 
   /** A Shared Key signed (or, without a key, anonymous) request the core sends itself. */

@@ -26,10 +26,14 @@ export const MAX_DELETE_KEYS = 1000;
 /** Bound on the collected body: 1000 typical keys need far less; a larger document is refused as MalformedXML. */
 export const MAX_DELETE_BODY_BYTES = 2 * 1024 * 1024;
 
-/** One `<Object>` of the request: a key, and the version it names (absent: the current object). */
+/**
+ * One `<Object>` of the request: a key, the version it names (absent: the current object), and the ETag
+ * the object must have (a conditional delete, passed on for the backend to enforce).
+ */
 export interface DeleteEntry {
   readonly key: string;
   readonly versionId?: string;
+  readonly etag?: string;
 }
 
 interface DeleteRequest {
@@ -37,7 +41,10 @@ interface DeleteRequest {
   readonly entries: readonly DeleteEntry[];
 }
 
-/** Parses a `<Delete>` document: 1 to 1000 `<Object><Key>` with an optional `<VersionId>`, optional `<Quiet>`. */
+/**
+ * Parses a `<Delete>` document: 1 to 1000 `<Object><Key>` with an optional `<VersionId>` and `<ETag>`,
+ * optional `<Quiet>`.
+ */
 export function parseDeleteRequest(body: Uint8Array): DeleteRequest {
   const root = requestDocument(body, 'Delete');
   const objects = listOf(root, 'Object');
@@ -47,7 +54,8 @@ export function parseDeleteRequest(body: Uint8Array): DeleteRequest {
     if (key === undefined || key === '') throw malformedXml();
     // An empty VersionId is treated as absent, as on DeleteObject.
     const versionId = typeof o === 'string' ? undefined : textOf(childOf(o, 'VersionId')) || undefined;
-    return versionId === undefined ? { key } : { key, versionId };
+    const etag = typeof o === 'string' ? undefined : textOf(childOf(o, 'ETag'));
+    return { key, ...(versionId === undefined ? {} : { versionId }), ...(etag === undefined ? {} : { etag }) };
   });
   const quiet = (textOf(childOf(root, 'Quiet')) ?? 'false').trim().toLowerCase();
   if (quiet !== 'true' && quiet !== 'false') throw malformedXml();
@@ -103,7 +111,7 @@ async function run(ctx: BucketContext, store: Store, mayDelete: EntryAuthorizer,
   }
   if (allowed.length === 0) return documentResponse('DeleteResult', { Error: denied }, ctx.requestId);
 
-  const objects = allowed.map((entry) => ({ Key: store.backendKey(entry.key), VersionId: entry.versionId }));
+  const objects = allowed.map((entry) => ({ Key: store.backendKey(entry.key), VersionId: entry.versionId, ETag: entry.etag }));
   const backendBody = new TextEncoder().encode(buildXml('Delete', { Quiet: request.quiet ? 'true' : undefined, Object: objects }, S3_XMLNS));
   const headers: Record<string, string> = { 'content-type': 'application/xml', 'content-md5': base64Digest('md5', backendBody) };
   // The client's checksum covered its own body; the backend gets the same algorithm over the new one.

@@ -15,6 +15,10 @@ describe('parseDeleteRequest', () => {
     expect(parseDeleteRequest(utf8(body))).toEqual({ quiet: true, entries: [{ key: ' a & b ', versionId: 'v1' }, { key: 'ü/<x>' }] });
   });
 
+  it('reads the ETag an entry must have (a conditional delete)', () => {
+    expect(parseDeleteRequest(utf8('<Delete><Object><Key>a</Key><ETag>"e1"</ETag></Object></Delete>')).entries).toEqual([{ key: 'a', etag: '"e1"' }]);
+  });
+
   it('an empty VersionId names no version, as on DeleteObject', () => {
     expect(parseDeleteRequest(utf8('<Delete><Object><Key>a</Key><VersionId></VersionId></Object></Delete>')).entries).toEqual([{ key: 'a' }]);
   });

@@ -81,9 +81,10 @@ export class GcsJsonApi {
   async forwardObject(request: ObjectRequest): Promise<Forward> {
     const name = this.backend.backendPrefix + request.key;
     if (request.method === 'DELETE') {
+      const query = (await this.generationPreconditions(request, name)).join('&');
       return {
         kind: 'forward',
-        request: { method: 'DELETE', url: `${this.backend.endpoint}/storage/v1${this.objectPath(name)}`, headers: {}, body: null },
+        request: { method: 'DELETE', url: `${this.backend.endpoint}/storage/v1${this.objectPath(name)}${query ? `?${query}` : ''}`, headers: {}, body: null },
         respond: (status) => (status < 300 || status === 404 ? deleted(request) : s3ErrorResponse(gcsError(status), request)),
       };
     }
@@ -120,6 +121,25 @@ export class GcsJsonApi {
     };
   }
 
+  /**
+   * A write's or delete's preconditions as generation preconditions, which the JSON API enforces
+   * atomically: `If-None-Match: *` is generation 0, and `If-Match` is read against the object's ETag and
+   * pinned to its generation. The emulator ignores them, so the gateway checks first as well; their form
+   * was checked with the request (checkWritePreconditions).
+   */
+  private async generationPreconditions(request: ObjectRequest, name: string): Promise<string[]> {
+    const ifNoneMatch = request.headers['if-none-match'];
+    const ifMatch = request.headers['if-match'];
+    if (ifNoneMatch === undefined && ifMatch === undefined) return [];
+    const current = await this.resource(name, { trace: request.trace });
+    if (ifNoneMatch !== undefined) {
+      if (current !== undefined) throw preconditionFailed();
+      return ['ifGenerationMatch=0'];
+    }
+    checkWriteIfMatch(ifMatch ?? '', current && etagOf(current), request.key);
+    return current?.generation ? [`ifGenerationMatch=${encodeKey(current.generation, false)}`] : [];
+  }
+
   /** A resumable session carries name, properties and metadata; its data request is the Forward. */
   private async put(request: ObjectRequest, name: string): Promise<Forward> {
     const resource: Record<string, unknown> = { name };
@@ -127,21 +147,7 @@ export class GcsJsonApi {
     const metadata = Object.fromEntries(userMetadata(request.headers));
     if (Object.keys(metadata).length > 0) resource.metadata = metadata;
     const query = [`uploadType=resumable`, `name=${encodeKey(name, false)}`];
-    const ifNoneMatch = request.headers['if-none-match'];
-    const ifMatch = request.headers['if-match'];
-    if (ifNoneMatch !== undefined || ifMatch !== undefined) {
-      // The JSON API enforces generation preconditions atomically; the emulator ignores them, so the
-      // gateway checks first as well. Their form was checked with the request (checkWritePreconditions).
-      const current = await this.resource(name, { trace: request.trace });
-      if (ifNoneMatch !== undefined) {
-        if (current !== undefined) throw preconditionFailed();
-        query.push('ifGenerationMatch=0');
-      }
-      if (ifMatch !== undefined) {
-        checkWriteIfMatch(ifMatch, current && etagOf(current), request.key);
-        if (current?.generation) query.push(`ifGenerationMatch=${encodeKey(current.generation, false)}`);
-      }
-    }
+    query.push(...(await this.generationPreconditions(request, name)));
     const url = `${this.backend.endpoint}/upload/storage/v1/b/${encodeKey(this.backend.bucketName, false)}/o?${query.join('&')}`;
     const { response } = await this.json('POST', url, resource, { trace: request.trace });
     const session = response.headers.get('location');

@@ -75,6 +75,8 @@ export class GcsXmlApi {
       for (const [name, value] of userMetadata(request.headers)) signed[`x-goog-meta-${name}`] = value;
       Object.assign(signed, await this.writePrecondition(path, request));
       if (request.headers['content-length'] !== undefined) unsigned['content-length'] = request.headers['content-length'];
+    } else {
+      Object.assign(signed, await this.writePrecondition(path, request));
     }
     const url = await this.url(request.method, path, query, signed);
     return {
@@ -85,7 +87,7 @@ export class GcsXmlApi {
   }
 
   /**
-   * S3's conditional PUT as GCS generation preconditions: `If-None-Match: *` is generation 0 (no live
+   * S3's conditional PUT and DELETE as GCS generation preconditions: `If-None-Match: *` is generation 0 (no live
    * object); `If-Match: <etag>` is checked against the object's ETag and pinned to its generation, so the
    * write still fails if the object changes in between.
    */
