@@ -320,6 +320,22 @@ describe('Gateway.handle, versions, part copies, tags and CreateBucket (issue 20
       expect(errorCode(versioned)).toBe('NotImplemented');
     });
 
+    it('a write or delete comparing an ETag needs get_object as well: a writer without it is AccessDenied, also per DeleteObjects entry', async () => {
+      for (const method of ['PUT', 'DELETE']) {
+        const compared = await gateway().handle(await signed(WRITER, { method, path: '/open/k', headers: { 'content-length': '0', 'if-match': '"e1"' } }));
+        expect(errorCode(compared)).toBe('AccessDenied');
+        const exists = await gateway().handle(await signed(WRITER, { method, path: '/open/k', headers: { 'content-length': '0', 'if-match': '*' } }));
+        expect(exists.kind).toBe('forward');
+      }
+      const req = await signed(WRITER, { method: 'POST', path: '/open', query: { delete: '' }, headers: { 'content-length': '100' } });
+      const seen: BackendRequest[] = [];
+      const dispatch = await gateway({}, scripted(() => ({ status: 200, body: '<DeleteResult><Deleted><Key>tenant/b</Key></Deleted></DeleteResult>' }), seen)).handle(req);
+      if (dispatch.kind !== 'needs-body') throw new Error(`expected needs-body, got ${dispatch.kind}`);
+      const res = response(await dispatch.withBody(new TextEncoder().encode('<Delete><Object><Key>a</Key><ETag>"e1"</ETag></Object><Object><Key>b</Key></Object></Delete>')));
+      expect(text(res)).toMatch(/<Error><Key>a<\/Key><Code>AccessDenied<\/Code>/);
+      expect(new TextDecoder().decode(seen[0].body as Uint8Array)).not.toContain('tenant/a');
+    });
+
     it('DeleteObjects passes each entry\'s ETag on, for the backend to delete only that object', async () => {
       const seen: BackendRequest[] = [];
       const req = await signed(ADMIN, { method: 'POST', path: '/open', query: { delete: '' }, headers: { 'content-length': '100' } });

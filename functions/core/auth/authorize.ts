@@ -53,10 +53,15 @@ export const RULES: Readonly<Record<Exclude<OperationName, 'ListBuckets' | 'Crea
   DeleteObjectTagging: { action: 'delete_object_tagging', anonymous: false, sigv2: false },
 };
 
-/** An operation as authorization sees it: its name and the version it names, if any. */
+/** An operation as authorization sees it: its name, the version it names, if any, and whether it reads an ETag. */
 export interface Authorizable {
   readonly name: keyof typeof RULES;
   readonly versionId?: string;
+  /**
+   * A write or delete conditional on the object's ETag (`If-Match` naming one, an `<ETag>` in DeleteObjects):
+   * its answer tells whether the ETag matches, so S3 asks for GetObject as well (`*` only asks for existence).
+   */
+  readonly comparesEtag?: boolean;
 }
 
 /** The rows of operations that name a version: never implied by the unversioned action, never anonymous. */
@@ -71,10 +76,17 @@ const VERSIONED: Partial<Record<keyof typeof RULES, Rule>> = {
 
 /**
  * The rule an operation is authorized by. Naming a version changes it: a read is `get_object_version`, a
- * delete `delete_object_version`, a tagging call needs `get_object_version` as well as its own action.
+ * delete `delete_object_version`, a tagging call needs `get_object_version` as well as its own action. A
+ * write or delete comparing the object's ETag needs `get_object` as well.
  */
 export function ruleOf(operation: Authorizable): Rule {
-  return (operation.versionId !== undefined ? VERSIONED[operation.name] : undefined) ?? RULES[operation.name];
+  const rule = (operation.versionId !== undefined ? VERSIONED[operation.name] : undefined) ?? RULES[operation.name];
+  return operation.comparesEtag === true && rule.also === undefined ? { ...rule, also: 'get_object' } : rule;
+}
+
+/** Whether an `If-Match` (or DeleteObjects `<ETag>`) value names an ETag, which only a reader may compare. */
+export function namesEtag(value: string | null | undefined): boolean {
+  return value !== null && value !== undefined && value.trim() !== '*';
 }
 
 /** The resource: a bucket, and a key in it (an object key, or a listing's prefix). */

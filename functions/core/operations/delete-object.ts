@@ -1,5 +1,6 @@
 import { S3Error, notImplemented } from '../errors';
 import type { Forward } from '../http';
+import { namesEtag } from '../auth/authorize';
 import { authorizeKey, type Handler } from './operation';
 
 /**
@@ -13,7 +14,7 @@ import { authorizeKey, type Handler } from './operation';
  * they know it); Azure and GCS stores check it and pin the delete to the object they read.
  */
 export const deleteObject: Handler<'DeleteObject'> = (op, ctx): Promise<Forward> => {
-  authorizeKey(ctx, op, op.key);
+  authorizeKey(ctx, { ...op, comparesEtag: namesEtag(ctx.request.headers.get('if-match')) }, op.key);
   if (op.versionId !== undefined && ctx.bucket.backend.type !== 's3') throw notImplemented('Version-scoped deletes on this backend');
   const ifMatch = ctx.request.headers.get('if-match');
   if (ifMatch !== null && op.versionId !== undefined) {

@@ -16,7 +16,7 @@ import { checkDeclaredLength, verifiedBody } from '../payload/upload';
 import { S3_XMLNS, errorResponse } from '../responses';
 import { buildXml, childOf, listOf, textOf, type ParsedXml, type XmlNode } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
-import { isAuthorized, isAuthorizedInBucket } from '../auth/authorize';
+import { isAuthorized, isAuthorizedInBucket, namesEtag } from '../auth/authorize';
 import { backendCall, type BucketContext } from '../context';
 import { malformedXml, requestDocument } from './request-document';
 import { authorizeBucket, type Handler } from './operation';
@@ -69,7 +69,9 @@ export function parseDeleteRequest(body: Uint8Array): DeleteRequest {
  */
 export const deleteObjects: Handler<'DeleteObjects'> = async (op, ctx) => {
   if (!isAuthorizedInBucket(ctx.identity, DELETE_VERSION, ctx.bucket)) authorizeBucket(ctx, op);
-  return collect(ctx, (entry) => isAuthorized(ctx.identity, { name: 'DeleteObject', versionId: entry.versionId }, { bucket: ctx.bucket, key: entry.key }));
+  return collect(ctx, (entry) =>
+    isAuthorized(ctx.identity, { name: 'DeleteObject', versionId: entry.versionId, comparesEtag: namesEtag(entry.etag) }, { bucket: ctx.bucket, key: entry.key }),
+  );
 };
 
 /** A delete naming some version: authorized as `delete_object_version` (which version does not matter here). */

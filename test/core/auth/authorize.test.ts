@@ -4,6 +4,7 @@ import {
   authorizeListBuckets,
   isAuthorized,
   isAuthorizedInBucket,
+  namesEtag,
   ownsBucket,
   type Authorizable,
 } from '../../../functions/core/auth/authorize';
@@ -139,6 +140,27 @@ describe('authorize: a refused tagging call of a version names the action it lac
     expect(() => authorize(tagger, { name: 'GetObjectTagging', versionId: 'v1' }, { bucket: PRIVATE, key: 'a' })).toThrow(
       'Access Denied: caller may not get_object_version on data/a',
     );
+  });
+});
+
+describe('authorize: a write or delete comparing the object\'s ETag needs get_object as well, as on S3', () => {
+  const writer = key([{ bucket: 'data', prefixes: [], actions: ['put_object', 'delete_object', 'complete_multipart_upload'] }]);
+  const reader = key([{ bucket: 'data', prefixes: [], actions: ['put_object', 'delete_object', 'complete_multipart_upload', 'get_object'] }]);
+  it.each(['PutObject', 'DeleteObject', 'CompleteMultipartUpload'] as const)('%s', (name) => {
+    expect(isAuthorized(writer, { name }, { bucket: PRIVATE, key: 'a' })).toBe(true);
+    expect(() => authorize(writer, { name, comparesEtag: true }, { bucket: PRIVATE, key: 'a' })).toThrow('Access Denied: caller may not get_object on data/a');
+    expect(isAuthorized(reader, { name, comparesEtag: true }, { bucket: PRIVATE, key: 'a' })).toBe(true);
+  });
+
+  it.each([
+    ['"abc"', true],
+    ['abc', true],
+    ['*', false],
+    [' * ', false],
+    [null, false],
+    [undefined, false],
+  ])('If-Match %j names an ETag: %s (`*` asks only whether an object exists)', (value, expected) => {
+    expect(namesEtag(value)).toBe(expected);
   });
 });
 
