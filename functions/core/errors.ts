@@ -101,6 +101,9 @@ export function s3Message(code: string): string | undefined {
 export const accessDenied = (message = 'Access Denied'): S3Error => new S3Error('AccessDenied', message);
 export const notImplemented = (what: string): S3Error =>
   new S3Error('NotImplemented', `${what} is not implemented by this gateway`);
+/** S3's own 501 for a header (or a value of one) it does not take, naming the header. */
+export const unsupportedHeader = (header: string): S3Error =>
+  new S3Error('NotImplemented', 'A header you provided implies functionality that is not implemented', { Header: header });
 export const invalidRequest = (message: string): S3Error => new S3Error('InvalidRequest', message);
 
 /** S3's words for a request body that stopped arriving: the client is answered and the body abandoned. */

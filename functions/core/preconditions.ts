@@ -11,7 +11,7 @@
  * (`checkWritePreconditions`), and answers If-Match on a key that holds no object with 404 NoSuchKey
  * (`checkWriteIfMatch`), where Azure answers 412 and Azurite writes on `*`.
  */
-import { S3Error } from './errors';
+import { S3Error, unsupportedHeader } from './errors';
 import type { HeaderMap, ProxyResponse, ReadonlyHeaders } from './http';
 import { emptyResponse, errorResponse } from './responses';
 
@@ -51,7 +51,7 @@ export function checkWritePreconditions(headers: ReadonlyHeaders): void {
   const ifNoneMatch = headers.get('if-none-match');
   if (ifNoneMatch === null) return;
   if (ifNoneMatch.trim() !== '*' || headers.get('if-match') !== null) {
-    throw new S3Error('NotImplemented', 'A header you provided implies functionality that is not implemented', { Header: 'If-None-Match' });
+    throw unsupportedHeader('If-None-Match');
   }
 }
 

@@ -14,8 +14,7 @@ import { buildXml, childOf, listOf, textOf } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
 import { backendCall, type BucketContext } from '../context';
 import { malformedXml, requestDocument } from './request-document';
-import { namesEtag } from '../auth/authorize';
-import { authorizeKey, type Handler } from './operation';
+import { authorizeConditionalKey, type Handler } from './operation';
 import { completeHeaders } from './write-headers';
 
 /** S3's part limit (spec Limits). */
@@ -47,7 +46,7 @@ export function parseCompleteRequest(body: Uint8Array): CompletedPart[] {
 }
 
 export const completeMultipartUpload: Handler<'CompleteMultipartUpload'> = async (op, ctx) => {
-  authorizeKey(ctx, { ...op, comparesEtag: namesEtag(ctx.request.headers.get('if-match')) }, op.key);
+  authorizeConditionalKey(ctx, op, op.key);
   checkWritePreconditions(ctx.request.headers);
   return collect(ctx, op.key, op.uploadId);
 };

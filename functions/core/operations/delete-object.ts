@@ -1,7 +1,6 @@
-import { S3Error, notImplemented } from '../errors';
+import { notImplemented, unsupportedHeader } from '../errors';
 import type { Forward } from '../http';
-import { namesEtag } from '../auth/authorize';
-import { authorizeKey, type Handler } from './operation';
+import { authorizeConditionalKey, type Handler } from './operation';
 
 /**
  * DeleteObject: S3 answers 204 whether or not the key existed. A `versionId` deletes exactly that version,
@@ -14,12 +13,10 @@ import { authorizeKey, type Handler } from './operation';
  * they know it); Azure and GCS stores check it and pin the delete to the object they read.
  */
 export const deleteObject: Handler<'DeleteObject'> = (op, ctx): Promise<Forward> => {
-  authorizeKey(ctx, { ...op, comparesEtag: namesEtag(ctx.request.headers.get('if-match')) }, op.key);
+  authorizeConditionalKey(ctx, op, op.key);
   if (op.versionId !== undefined && ctx.bucket.backend.type !== 's3') throw notImplemented('Version-scoped deletes on this backend');
   const ifMatch = ctx.request.headers.get('if-match');
-  if (ifMatch !== null && op.versionId !== undefined) {
-    throw new S3Error('NotImplemented', 'A header you provided implies functionality that is not implemented', { Header: 'If-Match' });
-  }
+  if (ifMatch !== null && op.versionId !== undefined) throw unsupportedHeader('If-Match');
   return ctx.store.forwardObject({
     method: 'DELETE',
     key: op.key,

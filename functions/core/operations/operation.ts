@@ -1,4 +1,4 @@
-import { authorize, authorizeInBucket, type Authorizable } from '../auth/authorize';
+import { authorize, authorizeInBucket, namesEtag, type Authorizable } from '../auth/authorize';
 import type { SessionUnsealer } from '../auth/identity';
 import type { BucketContext } from '../context';
 import type { Dispatch, ProxyResponse } from '../http';
@@ -30,6 +30,14 @@ export type Handler<N extends BucketOperation['name']> = (op: OperationOf<N>, ct
 /** Has `op` on `key` in the request's bucket authorized: 403 AccessDenied unless core/auth allows it. */
 export function authorizeKey(ctx: BucketContext, op: Authorizable, key: string): void {
   authorize(ctx.identity, op, { bucket: ctx.bucket, key });
+}
+
+/**
+ * Has a write or delete `op` on `key` authorized, with `get_object` as well when its `If-Match` names an ETag
+ * (authorize.ts `comparesEtag`).
+ */
+export function authorizeConditionalKey(ctx: BucketContext, op: Authorizable, key: string): void {
+  authorizeKey(ctx, { name: op.name, versionId: op.versionId, comparesEtag: namesEtag(ctx.request.headers.get('if-match')) }, key);
 }
 
 /** Has `op` somewhere in the request's bucket authorized (bucket-level operations). */

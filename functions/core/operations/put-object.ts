@@ -2,8 +2,7 @@ import type { Dispatch } from '../http';
 import { withUploadBody } from '../payload/upload';
 import type { BucketContext } from '../context';
 import { checkWritePreconditions } from '../preconditions';
-import { namesEtag } from '../auth/authorize';
-import { authorizeKey, type Handler } from './operation';
+import { authorizeConditionalKey, type Handler } from './operation';
 import { checkMetadataSize, putHeaders } from './write-headers';
 
 /**
@@ -12,7 +11,7 @@ import { checkMetadataSize, putHeaders } from './write-headers';
  * does not take are refused here; the store enforces the rest, and its 412 passes through.
  */
 export const putObject: Handler<'PutObject'> = (op, ctx) => {
-  authorizeKey(ctx, { ...op, comparesEtag: namesEtag(ctx.request.headers.get('if-match')) }, op.key);
+  authorizeConditionalKey(ctx, op, op.key);
   checkWritePreconditions(ctx.request.headers);
   return upload(ctx, op.key);
 };
