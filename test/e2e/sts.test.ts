@@ -452,6 +452,8 @@ result = {
       ['an unreachable issuer', () => issuer.mint({ issuer: UNREACHABLE_ISSUER }), {}, 400, 'IDPCommunicationError', /Could not reach/],
       ['a role id that does not exist', () => issuer.mint(), { RoleArn: 'arn:aws:iam::000000000000:role/nope' }, 403, 'AccessDenied', /does not exist/],
       ['DurationSeconds 899', () => issuer.mint(), { DurationSeconds: '899' }, 400, 'ValidationError', /below the minimum of 900/],
+      // configure-aws-credentials' inline-session-policy: ignoring it would grant more than was asked for.
+      ['a session policy', () => issuer.mint(), { Policy: '{"Version":"2012-10-17","Statement":[]}' }, 400, 'ValidationError', /Session policies/],
     ];
 
     it.each(cases)('refuses %s', async (_, mint, extra, status, code, message) => {

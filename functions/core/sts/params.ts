@@ -20,10 +20,11 @@ const MAX_TOKEN_CHARS = 20_000;
 /**
  * Reads and validates the parameters.
  *
- * @throws StsError `ValidationError` for a missing RoleArn or WebIdentityToken, an oversized token, or a
- *   DurationSeconds that is not a whole number of seconds or is below 900.
+ * @throws StsError `ValidationError` for a missing RoleArn or WebIdentityToken, an oversized token, a
+ *   DurationSeconds that is not a whole number of seconds or is below 900, or a session policy.
  */
 export function assumeRoleParams(params: StsParams): AssumeRoleParams {
+  refuseSessionPolicies(params);
   const roleArn = required(params, 'RoleArn');
   const webIdentityToken = required(params, 'WebIdentityToken');
   if (webIdentityToken.length > MAX_TOKEN_CHARS) {
@@ -45,6 +46,23 @@ export function assumeRoleParams(params: StsParams): AssumeRoleParams {
 /** The session length granted: the request's (default 3600), capped by the role's `max_session_duration_secs`. */
 export function sessionSeconds(requested: number | undefined, role: Role): number {
   return Math.min(requested ?? DEFAULT_DURATION_SECONDS, role.maxSessionDurationSecs);
+}
+
+/**
+ * A session policy (`Policy`, `PolicyArns.member.N.arn`) narrows what the session may do on AWS. The gateway
+ * has no IAM policies to intersect with a role's scopes, and ignoring one would hand the caller more than it
+ * asked for, so a request carrying one is refused (configure-aws-credentials sends them when its
+ * `inline-session-policy` or `managed-session-policies` input is set).
+ */
+function refuseSessionPolicies(params: StsParams): void {
+  for (const name of params.keys()) {
+    if ((name === 'Policy' && params.get(name) !== '') || name.startsWith('PolicyArns.')) {
+      throw new StsError(
+        'ValidationError',
+        'Session policies (Policy, PolicyArns) are not supported by this gateway: narrow the role\'s scopes in its configuration instead',
+      );
+    }
+  }
 }
 
 function required(params: StsParams, name: string): string {

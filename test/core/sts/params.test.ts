@@ -18,6 +18,10 @@ describe('assumeRoleParams', () => {
     expect(assumeRoleParams(params({}))).toEqual({ roleArn: BASE.RoleArn, webIdentityToken: 'a.b.c' });
   });
 
+  it('takes an empty Policy as none, and RoleSessionName as the SDKs send it', () => {
+    expect(assumeRoleParams(params({ Policy: '', RoleSessionName: 'botocore-session-1' }))).toEqual({ roleArn: BASE.RoleArn, webIdentityToken: 'a.b.c' });
+  });
+
   it.each<[string, Record<string, string | undefined>, RegExp]>([
     ['no RoleArn', { RoleArn: undefined }, /Missing required parameter RoleArn/],
     ['an empty WebIdentityToken', { WebIdentityToken: '' }, /Missing required parameter WebIdentityToken/],
@@ -25,6 +29,9 @@ describe('assumeRoleParams', () => {
     ['a fractional DurationSeconds', { DurationSeconds: '900.5' }, /whole number/],
     ['a negative DurationSeconds', { DurationSeconds: '-1' }, /whole number/],
     ['a token over 20000 characters', { WebIdentityToken: 'x'.repeat(20_001) }, /longer than 20000/],
+    // Ignoring a session policy would grant more than the caller asked for: it is refused, never dropped.
+    ['an inline session policy', { Policy: '{"Version":"2012-10-17","Statement":[]}' }, /Session policies \(Policy, PolicyArns\) are not supported/],
+    ['a managed session policy', { 'PolicyArns.member.1.arn': 'arn:aws:iam::aws:policy/ReadOnlyAccess' }, /Session policies/],
   ])('refuses %s with ValidationError', (_, extra, message) => {
     const err = refusal(() => assumeRoleParams(params(extra)));
     expect(err.code).toBe('ValidationError');
