@@ -320,6 +320,13 @@ describe('Gateway.handle, versions, part copies, tags and CreateBucket (issue 20
       expect(errorCode(versioned)).toBe('NotImplemented');
     });
 
+    it('object lock headers reach an S3 backend, signed: dropped, a locked object would be deletable', async () => {
+      const lock = { 'x-amz-object-lock-mode': 'COMPLIANCE', 'x-amz-object-lock-retain-until-date': '2099-01-01T00:00:00Z', 'x-amz-object-lock-legal-hold': 'ON' };
+      const put = await gateway().handle(await signed(ADMIN, { method: 'PUT', path: '/open/locked', headers: { 'content-length': '0', ...lock } }));
+      expect(put.kind === 'forward' && put.request.headers).toMatchObject(lock);
+      expect(put.kind === 'forward' && put.request.headers.authorization).toContain('x-amz-object-lock-mode');
+    });
+
     it('a write or delete comparing an ETag needs get_object as well: a writer without it is AccessDenied, also per DeleteObjects entry', async () => {
       for (const method of ['PUT', 'DELETE']) {
         const compared = await gateway().handle(await signed(WRITER, { method, path: '/open/k', headers: { 'content-length': '0', 'if-match': '"e1"' } }));

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { credentialToml, everywhere } from '../support/config-toml';
 import type { Keys } from '../support/clients';
 import { reportedCacheControl, startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
@@ -13,7 +14,8 @@ import { startStoreBuckets, type StoreBuckets } from './store-buckets';
  * which must show exactly the names (lower-cased, as S3 shows them) and values that were sent. On Azure a
  * name Azure cannot hold, or that would read back as another, is refused with 400 InvalidArgument and nothing
  * is written (backends.md). S3's limit holds on every store: 2 KiB of names and values, and more is 400
- * MetadataTooLarge (operations.md#limits).
+ * MetadataTooLarge (operations.md#limits). What Azure and GCS cannot keep
+ * (SSE-C and KMS keys, tags, object lock, website redirects) is refused with 501, never dropped.
  *
  * `response-*` overrides: a seeded stream of signed GETs and HEADs with any of S3's six overrides, whose
  * answers must carry each as the header it names (on Azure and GCS buckets all but `response-expires`,
@@ -92,6 +94,33 @@ describe.each(TRANSPORT_RUNTIMES)('user metadata through the gateway (%s runtime
     expect([over.status, errorCode(over.body)]).toEqual([400, 'MetadataTooLarge']);
     expect(over.body).toContain('<Size>2049</Size>');
     expect((await rawRequest(gw.endpoint, { method: 'HEAD', target: target('over') }, WRITER)).status).toBe(404);
+  }, 60_000);
+
+  it.each(['azure', 'gcs'])('a %s bucket refuses what it cannot keep (own or KMS keys, tags, object lock, a redirect) and writes nothing', async (bucket) => {
+    const sseC = {
+      'x-amz-server-side-encryption-customer-algorithm': 'AES256',
+      'x-amz-server-side-encryption-customer-key': Buffer.alloc(32, 7).toString('base64'),
+      'x-amz-server-side-encryption-customer-key-md5': createHash('md5').update(Buffer.alloc(32, 7)).digest('base64'),
+    };
+    const refused: Record<string, string>[] = [
+      sseC,
+      { 'x-amz-server-side-encryption': 'aws:kms', 'x-amz-server-side-encryption-aws-kms-key-id': 'alias/mine' },
+      { 'x-amz-tagging': 'team=a' },
+      { 'x-amz-object-lock-mode': 'COMPLIANCE', 'x-amz-object-lock-retain-until-date': '2099-01-01T00:00:00Z' },
+      { 'x-amz-object-lock-legal-hold': 'ON' },
+      { 'x-amz-website-redirect-location': '/elsewhere' },
+    ];
+    for (const [i, headers] of refused.entries()) {
+      const target = `/${bucket}/unkept-${runtime}-${i}`;
+      const put = await rawRequest(gw.endpoint, { method: 'PUT', target, headers, body: 'x' }, WRITER);
+      expect([JSON.stringify(headers), put.status, errorCode(put.body)]).toEqual([JSON.stringify(headers), 501, 'NotImplemented']);
+      expect(put.body).toMatch(/<Header>x-amz-/);
+      expect((await rawRequest(gw.endpoint, { method: 'HEAD', target }, WRITER)).status).toBe(404);
+    }
+    const target = `/${bucket}/unkept-${runtime}-sse-s3`;
+    expect((await rawRequest(gw.endpoint, { method: 'PUT', target, headers: { 'x-amz-server-side-encryption': 'AES256' }, body: 'x' }, WRITER)).status).toBe(200);
+    const read = await rawRequest(gw.endpoint, { method: 'GET', target, headers: sseC }, WRITER);
+    expect([read.status, errorCode(read.body)]).toEqual([400, 'InvalidRequest']);
   }, 60_000);
 
   const OVERRIDES: Readonly<Record<string, readonly string[]>> = {

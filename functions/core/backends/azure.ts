@@ -13,7 +13,7 @@ import { SAS_RESPONSE_OVERRIDES, blobSasQuery, type BlobSas } from './azure/sas'
 import { sharedKeyAuthorization } from './azure/shared-key';
 import { collectPage, startPosition, toListPage, type BackendListPage } from './listing';
 import type { BackendCall, ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
-import { deleted, s3ErrorResponse, s3ResponseHeaders, userMetadata } from './translate';
+import { deleted, refuseUnsupportedFeatures, s3ErrorResponse, s3ResponseHeaders, userMetadata } from './translate';
 
 /** The Blob service version the gateway speaks (header `x-ms-version` and SAS `sv`). */
 export const AZURE_API_VERSION = '2021-12-02';
@@ -57,6 +57,7 @@ export class AzureStore implements ObjectStore {
   }
 
   async forwardObject(request: ObjectRequest): Promise<Forward> {
+    refuseUnsupportedFeatures(request);
     const blob = this.backend.backendPrefix + request.key;
     const headers: HeaderMap = { 'x-ms-version': AZURE_API_VERSION };
     const range = parseRange(request.headers.range);

@@ -2,6 +2,7 @@ import type { GcsBackend } from '../config/types';
 import type { Forward } from '../http';
 import { GcsJsonApi } from './gcs/json-api';
 import { GcsXmlApi } from './gcs/xml-api';
+import { refuseUnsupportedFeatures } from './translate';
 import type { BackendCall, ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
 
 /**
@@ -16,7 +17,8 @@ export class GcsStore implements ObjectStore {
     this.api = backend.api === 'json' ? new GcsJsonApi(backend, deps) : new GcsXmlApi(backend, deps);
   }
 
-  forwardObject(request: ObjectRequest): Promise<Forward> {
+  async forwardObject(request: ObjectRequest): Promise<Forward> {
+    refuseUnsupportedFeatures(request);
     return this.api.forwardObject(request);
   }
 

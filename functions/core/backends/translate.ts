@@ -1,4 +1,4 @@
-import type { S3Error, S3ErrorCode } from '../errors';
+import { invalidRequest, unsupportedHeader, type S3Error, type S3ErrorCode } from '../errors';
 import type { HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../http';
 import { emptyResponse, errorResponse } from '../responses';
 import type { ObjectRequest } from './store';
@@ -65,3 +65,32 @@ export function deleted(request: ObjectRequest): ProxyResponse {
 }
 
 export type Respond = (status: number, headers: ReadonlyHeaders) => ResponseHead | ProxyResponse;
+
+/** Object features S3 keeps that Azure and GCS stores do not carry out (by header name prefix). */
+const UNSUPPORTED_PREFIXES = [
+  'x-amz-server-side-encryption-customer-',
+  'x-amz-server-side-encryption-aws-kms-',
+  'x-amz-server-side-encryption-context',
+  'x-amz-tagging',
+  'x-amz-object-lock-',
+  'x-amz-website-redirect-location',
+];
+
+/**
+ * What an object request asks that an Azure or GCS store cannot carry out, refused rather than dropped:
+ * dropped, a client would believe its object encrypted under its own or a KMS key, tagged, locked against
+ * deletion, or redirecting. `x-amz-server-side-encryption: AES256` is taken, as both stores encrypt every
+ * object at rest under their own keys. A read with SSE-C keys is S3's 400 for an object not written with
+ * one, as none is here.
+ *
+ * @throws S3Error NotImplemented naming the header, or InvalidRequest for a read.
+ */
+export function refuseUnsupportedFeatures(request: ObjectRequest): void {
+  for (const name of Object.keys(request.headers)) {
+    if (!UNSUPPORTED_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
+    if (request.method === 'PUT') throw unsupportedHeader(name);
+    if (name.startsWith('x-amz-server-side-encryption-customer-')) throw invalidRequest('The encryption parameters are not applicable to this object.');
+  }
+  const sse = request.headers['x-amz-server-side-encryption'];
+  if (request.method === 'PUT' && sse !== undefined && sse !== 'AES256') throw unsupportedHeader('x-amz-server-side-encryption');
+}

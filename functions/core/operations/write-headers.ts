@@ -12,7 +12,7 @@ const CONTENT = ['content-type', 'content-disposition', 'content-encoding', 'con
 const CONDITIONAL = ['if-match', 'if-none-match'];
 /** `x-amz-*` headers S3 stores with the object. */
 const OBJECT = ['x-amz-tagging', 'x-amz-storage-class', 'x-amz-website-redirect-location', 'x-amz-acl'];
-const OBJECT_PREFIXES = ['x-amz-meta-', 'x-amz-server-side-encryption'];
+const OBJECT_PREFIXES = ['x-amz-meta-', 'x-amz-server-side-encryption', 'x-amz-object-lock-'];
 const CHECKSUM_PREFIX = 'x-amz-checksum-';
 /** SSE-C: the key must accompany every write of the object's data. */
 const SSE_CUSTOMER_PREFIX = 'x-amz-server-side-encryption-customer-';
