@@ -153,6 +153,15 @@ describe.each(TRANSPORT_RUNTIMES)('an Azure Blob backend through the gateway (%s
       }
     });
 
+    it('a key holding a backslash is 400 InvalidArgument on every operation: Azure would read it as "/", another key', async () => {
+      for (const method of ['PUT', 'GET', 'HEAD', 'DELETE']) {
+        const res = await rawRequest(fx.gw.endpoint, { method, target: '/azure/win%5Cpath.txt', body: method === 'PUT' ? 'x' : undefined }, ADMIN);
+        expect([method, res.status]).toEqual([method, 400]);
+        if (method !== 'HEAD') expect(errorCode(res.body)).toBe('InvalidArgument');
+      }
+      expect((await azurite.request('HEAD', '/data/win/path.txt')).status).toBe(404);
+    });
+
     it('a version-scoped read is 501', async () => {
       const res = await rawRequest(fx.gw.endpoint, { method: 'GET', target: '/azure/range.bin?versionId=abc' }, ADMIN);
       expect(res.status).toBe(501);

@@ -58,6 +58,11 @@ export class AzureStore implements ObjectStore {
 
   async forwardObject(request: ObjectRequest): Promise<Forward> {
     refuseUnsupportedFeatures(request);
+    // Azure reads `\` in a blob name as `/` (Azurite stores `a\b` as `a/b`), so the blob reached would not
+    // be the key authorized: such keys are refused, as S3 keys Azure cannot hold.
+    if (request.key.includes('\\')) {
+      throw new S3Error('InvalidArgument', 'An Azure backend cannot store a key holding "\\": Azure reads it as "/"', { Key: request.key });
+    }
     const blob = this.backend.backendPrefix + request.key;
     const headers: HeaderMap = { 'x-ms-version': AZURE_API_VERSION };
     const range = parseRange(request.headers.range);
