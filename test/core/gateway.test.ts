@@ -141,6 +141,25 @@ describe('Gateway.handle, S3 path', () => {
       expect(errorCode(dispatch)).toBe('EntityTooLarge');
     });
 
+    it('GIVEN no MAX_UPLOAD_BYTES WHEN a PUT, a part or an aws-chunked PUT declares more than S3\'s 5 GiB THEN 400 EntityTooLarge, and 5 GiB itself is forwarded', async () => {
+      const fiveGiB = 5 * 1024 ** 3;
+      for (const req of [
+        { method: 'PUT', path: '/open/x', headers: { 'content-length': String(fiveGiB + 1) } },
+        { method: 'PUT', path: '/open/x', query: { partNumber: '1', uploadId: 'u' }, headers: { 'content-length': String(fiveGiB + 1) } },
+        {
+          method: 'PUT',
+          path: '/open/x',
+          headers: { 'content-encoding': 'aws-chunked', 'x-amz-content-sha256': 'STREAMING-UNSIGNED-PAYLOAD-TRAILER', 'x-amz-decoded-content-length': String(fiveGiB + 1), 'transfer-encoding': 'chunked' },
+        },
+      ] as Req[]) {
+        const dispatch = await gateway().handle(await signed(ADMIN, req));
+        expect(errorCode(dispatch)).toBe('EntityTooLarge');
+        expect(text(response(dispatch))).toContain('<MaxSizeAllowed>5368709120</MaxSizeAllowed>');
+      }
+      const fits = await gateway().handle(await signed(ADMIN, { method: 'PUT', path: '/open/x', headers: { 'content-length': String(fiveGiB) } }));
+      expect(fits.kind).toBe('forward');
+    });
+
     it('GIVEN no declared length WHEN a PUT arrives THEN 411 MissingContentLength', async () => {
       const dispatch = await gateway().handle(await signed(ADMIN, { method: 'PUT', path: '/open/x', headers: { 'transfer-encoding': 'chunked' } }));
       expect(response(dispatch).status).toBe(411);

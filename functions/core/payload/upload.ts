@@ -48,10 +48,17 @@ const DECIMAL = /^\d{1,16}$/;
 
 const missingLength = (): S3Error => new S3Error('MissingContentLength', 'You must provide the Content-Length HTTP header.');
 
-/** 400 EntityTooLarge when a declared length is above the configured maximum (spec: before processing). */
+/** S3's largest single upload (PutObject, a part, a form upload): 5 GiB. */
+export const S3_MAX_UPLOAD_BYTES = 5 * 1024 ** 3;
+
+/**
+ * 400 EntityTooLarge when a declared length is above the configured maximum (spec: before processing) or
+ * S3's 5 GiB, whichever is lower: every store then refuses what S3 refuses (GCS would take 5 TiB), before a
+ * byte is sent.
+ */
 export function checkDeclaredLength(ctx: BucketContext, length: number): void {
-  const max = ctx.config.settings.maxUploadBytes;
-  if (max !== undefined && length > max) {
+  const max = Math.min(ctx.config.settings.maxUploadBytes ?? S3_MAX_UPLOAD_BYTES, S3_MAX_UPLOAD_BYTES);
+  if (length > max) {
     throw new S3Error('EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size', {
       ProposedSize: String(length),
       MaxSizeAllowed: String(max),
