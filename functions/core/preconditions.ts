@@ -5,7 +5,8 @@
  * and lists, and answers an If-Modified-Since that is no date with 304; the GCS emulator ignores them all.
  * RFC 9110 §13.2.2's order: If-Match (412), else If-Unmodified-Since (412); then If-None-Match (304), else
  * If-Modified-Since (304). If-Match compares strongly (a weak tag never matches), If-None-Match weakly;
- * either takes `*` and lists. A date that is not one is ignored.
+ * either takes `*` and lists. A tag matches quoted or bare, as on S3 (AWS's Java SDK v1 sends it bare). A
+ * date that is not one is ignored.
  *
  * Writes (PutObject, CompleteMultipartUpload): S3 takes If-None-Match only as `*` and never beside If-Match
  * (`checkWritePreconditions`), and answers If-Match on a key that holds no object with 404 NoSuchKey
@@ -25,12 +26,12 @@ export function evaluatePreconditions(headers: HeaderMap, etag: string, lastModi
   if (ifMatch === undefined && ifNoneMatch === undefined && unmodifiedSince === undefined && modifiedSince === undefined) return undefined;
   const modified = seconds(lastModified);
   if (ifMatch !== undefined) {
-    if (!tags(ifMatch).some((tag) => tag === '*' || tag === etag)) return 412;
+    if (!tags(ifMatch).some((tag) => tag === '*' || strongMatch(tag, etag))) return 412;
   } else if (unmodifiedSince !== undefined && modified !== undefined && modified > unmodifiedSince) {
     return 412;
   }
   if (ifNoneMatch !== undefined) {
-    if (tags(ifNoneMatch).some((tag) => tag === '*' || opaque(tag) === opaque(etag))) return 304;
+    if (tags(ifNoneMatch).some((tag) => tag === '*' || unquoted(opaque(tag)) === unquoted(opaque(etag)))) return 304;
   } else if (modifiedSince !== undefined && modified !== undefined && modified <= modifiedSince) {
     return 304;
   }
@@ -63,10 +64,15 @@ export function checkWritePreconditions(headers: ReadonlyHeaders): void {
  */
 export function checkWriteIfMatch(ifMatch: string, etag: string | undefined, key: string): void {
   if (etag === undefined) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: key });
-  if (!tags(ifMatch).some((tag) => tag === '*' || unquoted(tag) === unquoted(etag))) throw preconditionFailed();
+  if (!tags(ifMatch).some((tag) => tag === '*' || strongMatch(tag, etag))) throw preconditionFailed();
 }
 
 export const preconditionFailed = (): S3Error => new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
+
+/** RFC 9110's strong comparison, quoted or bare alike: a weak tag never matches. */
+function strongMatch(tag: string, etag: string): boolean {
+  return !tag.startsWith('W/') && unquoted(tag) === unquoted(etag);
+}
 
 /** A quoted tag's opaque part; anything else as it is. */
 function unquoted(tag: string): string {

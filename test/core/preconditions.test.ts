@@ -13,12 +13,15 @@ describe('If-Match and If-None-Match', () => {
     [{ 'if-match': '*' }, undefined],
     [{ 'if-match': '"other", "abc"' }, undefined],
     [{ 'if-match': 'W/"abc"' }, 412],
+    [{ 'if-match': 'abc' }, undefined],
+    [{ 'if-none-match': 'abc' }, 304],
+    [{ 'if-none-match': 'W/abc' }, 304],
     [{ 'if-none-match': '"abc"' }, 304],
     [{ 'if-none-match': 'W/"abc"' }, 304],
     [{ 'if-none-match': '*' }, 304],
     [{ 'if-none-match': '"other", "abc"' }, 304],
     [{ 'if-none-match': '"other"' }, undefined],
-  ])('%j: %s (If-Match compares strongly, If-None-Match weakly; both take * and lists)', (headers, result) => {
+  ])('%j: %s (If-Match compares strongly, If-None-Match weakly; both take * and lists, and tags quoted or bare)', (headers, result) => {
     expect(evaluate(headers)).toBe(result);
   });
 });

@@ -9,7 +9,7 @@ import { startStoreBuckets, type StoreBuckets } from './store-buckets';
  * Conditional reads as S3 answers them, on Azure and GCS buckets: a seeded stream of GETs and HEADs with any
  * combination of If-Match, If-None-Match, If-Modified-Since and If-Unmodified-Since (the object's ETag,
  * another, `*`, a weak one, lists; dates before, at and after its Last-Modified, far off, or not dates at
- * all), each answer compared with RFC 9110's order, which S3 follows: If-Match (412), else
+ * all; tags quoted or bare, which S3 compares alike), each answer compared with RFC 9110's order, which S3 follows: If-Match (412), else
  * If-Unmodified-Since (412); then If-None-Match (304), else If-Modified-Since (304). A header that is not
  * a date is ignored. An S3-compatible store evaluates them itself, and the gateway passes them on: RGW
  * departs from S3 in places (backends.md), so S3 buckets are not held to this here.
@@ -37,7 +37,8 @@ const OTHER = '"0123456789abcdef0123456789abcdef"';
 
 function randomConditions(random: () => number, etag: string, lastModified: number): Conditions {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)];
-  const tag = (): string => pick([etag, OTHER, '*', `${OTHER}, ${etag}`, `${OTHER}, "x"`]);
+  // The ETag bare too: AWS's Java SDK v1 sends it so, and S3 compares tags whether quoted or not.
+  const tag = (): string => pick([etag, etag.replace(/"/g, ''), OTHER, '*', `${OTHER}, ${etag}`, `${OTHER}, "x"`]);
   const date = (): string => {
     const at = pick([lastModified - 1000, lastModified, lastModified + 1000, Date.UTC(2000, 0, 1), Number.NaN]);
     // Not an empty one: the edge's platform drops it, and the signature over it fails there (deploy-edge.md).
@@ -54,8 +55,9 @@ function randomConditions(random: () => number, etag: string, lastModified: numb
 /** The status S3 answers `conditions` with, for an object of `etag` last modified at `lastModified`. */
 function s3Status(conditions: Conditions, etag: string, lastModified: number): number {
   const list = (value: string): string[] => value.split(',').map((t) => t.trim());
-  const strong = (value: string): boolean => list(value).some((t) => t === '*' || t === etag);
-  const weak = (value: string): boolean => list(value).some((t) => t === '*' || t.replace(/^W\//, '') === etag);
+  const bare = (t: string): string => t.replace(/^"(.*)"$/, '$1');
+  const strong = (value: string): boolean => list(value).some((t) => t === '*' || (!t.startsWith('W/') && bare(t) === bare(etag)));
+  const weak = (value: string): boolean => list(value).some((t) => t === '*' || bare(t.replace(/^W\//, '')) === bare(etag));
   const seconds = (value: string | undefined): number | undefined => {
     const at = value === undefined || value === '' ? Number.NaN : Date.parse(value);
     return Number.isNaN(at) ? undefined : Math.floor(at / 1000);
