@@ -69,6 +69,17 @@ export function checkWriteIfMatch(ifMatch: string, etag: string | undefined, key
 
 export const preconditionFailed = (): S3Error => new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
 
+/**
+ * A write's or delete's If-Match as the gateway sends it on: each strong tag bare. S3 compares tags quoted or
+ * bare alike, while Ceph RGW 16 and DigitalOcean Spaces match only the bare form, so the quoted ETag every
+ * SDK hands back failed with 412 there. Weak tags and `*` stay as they are.
+ */
+export function bareTags(ifMatch: string): string {
+  return tags(ifMatch)
+    .map((tag) => (tag.startsWith('W/') ? tag : unquoted(tag)))
+    .join(', ');
+}
+
 /** RFC 9110's strong comparison, quoted or bare alike: a weak tag never matches. */
 function strongMatch(tag: string, etag: string): boolean {
   return !tag.startsWith('W/') && unquoted(tag) === unquoted(etag);

@@ -331,9 +331,9 @@ describe('Gateway.handle, versions, part copies, tags and CreateBucket (issue 20
       expect(dispatch.kind === 'forward' && dispatch.request.url).toBe('http://backend.test:9000/data/tenant/a%20b?versionId=v%2F1');
     });
 
-    it('a conditional DELETE signs If-Match on the backend request; with a versionId it is 501 as on S3', async () => {
+    it('a conditional DELETE signs If-Match on the backend request, its tag bare; with a versionId it is 501 as on S3', async () => {
       const dispatch = await gateway().handle(await signed(ADMIN, { method: 'DELETE', path: '/open/k', headers: { 'if-match': '"e1"' } }));
-      expect(dispatch.kind === 'forward' && dispatch.request.headers['if-match']).toBe('"e1"');
+      expect(dispatch.kind === 'forward' && dispatch.request.headers['if-match']).toBe('e1');
       expect(dispatch.kind === 'forward' && dispatch.request.headers.authorization).toContain('if-match');
       const versioned = await gateway().handle(await signed(ADMIN, { method: 'DELETE', path: '/open/k', query: { versionId: 'v1' }, headers: { 'if-match': '"e1"' } }));
       expect(errorCode(versioned)).toBe('NotImplemented');

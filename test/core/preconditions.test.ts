@@ -1,5 +1,5 @@
 import { S3Error } from '../../functions/core/errors';
-import { checkWriteIfMatch, checkWritePreconditions, evaluatePreconditions, preconditionResponse } from '../../functions/core/preconditions';
+import { bareTags, checkWriteIfMatch, checkWritePreconditions, evaluatePreconditions, preconditionResponse } from '../../functions/core/preconditions';
 
 /** A read's preconditions, evaluated as S3 evaluates them, for an object of ETAG last modified at LAST_MODIFIED. */
 const ETAG = '"abc"';
@@ -106,5 +106,18 @@ describe('a write\'s preconditions (PutObject, CompleteMultipartUpload)', () => 
     ['*', undefined, '404 NoSuchKey'],
   ])('If-Match %s over an object of ETag %s: %s (quoted or not; no object is NoSuchKey)', (ifMatch, etag, result) => {
     expect(writeRefusal(() => checkWriteIfMatch(ifMatch, etag, 'k'))).toBe(result);
+  });
+});
+
+describe('bareTags: a write\'s If-Match as sent on, which S3 and the stores that match only bare tags both take', () => {
+  it.each([
+    ['"abc"', 'abc'],
+    ['abc', 'abc'],
+    ['*', '*'],
+    ['"a", "b"', 'a, b'],
+    ['W/"abc"', 'W/"abc"'],
+    ['""', ''],
+  ])('%s -> %s', (value, bare) => {
+    expect(bareTags(value)).toBe(bare);
   });
 });

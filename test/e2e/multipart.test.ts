@@ -337,7 +337,7 @@ except Exception as e:
       await admin.send(new AbortMultipartUploadCommand({ Bucket: 'tenant', Key: `nested/${runtime}/a b.bin`, UploadId: created.UploadId }));
     });
 
-    it('CompleteMultipartUpload signs If-None-Match and If-Match on the backend request', async () => {
+    it('CompleteMultipartUpload signs If-None-Match and If-Match (its ETag bare) on the backend request', async () => {
       // RGW 16 ignores preconditions on Complete (it answers 200 to both below), so what the gateway sent is
       // read at a recording hop in front of RGW, and RGW's acceptance of the signature shows they were signed
       // as sent. The pass-through of a backend error from Complete is shown by the InvalidPart test.
@@ -351,7 +351,8 @@ except Exception as e:
         expect(res.status).toBe(200);
         const sent = hop.requests.find((r) => r.method === 'POST' && r.path.startsWith(`/data/${key}?uploadId=`));
         const [name, value] = Object.entries(condition)[0];
-        expect(sent?.headers[name]).toBe(value);
+        // An ETag goes on bare, which S3 matches as it matches the quoted one (operations.md#conditional-writes).
+        expect(sent?.headers[name]).toBe(value.replace(/"/g, ''));
         expect(String(sent?.headers.authorization)).toMatch(new RegExp(`SignedHeaders=[^,]*${name}`));
       }
     });

@@ -164,6 +164,13 @@ result = s3.generate_presigned_url('put_object', Params={'Bucket': 'strict', 'Ke
       expect(await readText(direct('rgw'), 'data', key)).toBe('original');
     });
 
+    it('If-Match with the ETag the client was given, quoted as S3 gives it (RGW 16 matches only the bare one), writes', async () => {
+      const etag = (await direct('rgw').send(new HeadObjectCommand({ Bucket: 'data', Key: key }))).ETag ?? '';
+      expect(etag).toMatch(/^".+"$/);
+      const res = await rawRequest(fx.gw.endpoint, { method: 'PUT', target: `/strict/${key}`, headers: { 'if-match': etag }, body: 'original' }, ADMIN);
+      expect(res.status).toBe(200);
+    });
+
     it('If-None-Match: * on a new key succeeds', async () => {
       const res = await rawRequest(fx.gw.endpoint, { method: 'PUT', target: `/strict/${key}.new`, headers: { 'if-none-match': '*' }, body: 'fresh' }, ADMIN);
       expect(res.status).toBe(200);

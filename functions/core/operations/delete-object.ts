@@ -1,5 +1,6 @@
 import { notImplemented, unsupportedHeader } from '../errors';
 import type { Forward } from '../http';
+import { bareTags } from '../preconditions';
 import { authorizeConditionalKey, type Handler } from './operation';
 
 /**
@@ -21,7 +22,7 @@ export const deleteObject: Handler<'DeleteObject'> = (op, ctx): Promise<Forward>
     method: 'DELETE',
     key: op.key,
     query: op.versionId === undefined ? undefined : { versionId: op.versionId },
-    headers: ifMatch === null ? {} : { 'if-match': ifMatch },
+    headers: ifMatch === null ? {} : { 'if-match': bareTags(ifMatch) },
     requestId: ctx.requestId,
     resource: ctx.request.rawPath,
   });

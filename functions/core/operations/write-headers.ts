@@ -6,6 +6,7 @@
 import { S3Error } from '../errors';
 import type { HeaderMap, ReadonlyHeaders } from '../http';
 import { withoutAwsChunked } from '../payload/upload';
+import { bareTags } from '../preconditions';
 
 /** The spec's PutObject list, without content-length (the upload decides it). */
 const CONTENT = ['content-type', 'content-disposition', 'content-encoding', 'content-language', 'cache-control', 'expires'];
@@ -24,6 +25,10 @@ function select(headers: ReadonlyHeaders, keep: (name: string) => boolean): Head
   const out: HeaderMap = {};
   headers.forEach((value, name) => {
     if (!keep(name)) return;
+    if (name === 'if-match') {
+      out[name] = bareTags(value);
+      return;
+    }
     if (name === 'content-encoding') {
       // aws-chunked describes the client's framing, which the gateway removes.
       const rest = withoutAwsChunked(value);
