@@ -9,7 +9,7 @@
  */
 import { base64Digest, checksumAlgorithmOf, streamDigest, type ChecksumAlgorithm, type StreamDigest } from '../checksums';
 import { toBase64 } from '../bytes';
-import { S3Error } from '../errors';
+import { S3Error, invalidRequest } from '../errors';
 import type { ReadonlyHeaders } from '../http';
 import { HoldBack, type BodyChecker, type Emit } from './checked-stream';
 
@@ -30,8 +30,6 @@ function isDigestForm(value: string, algorithm: DigestAlgorithm): boolean {
   const chars = Math.ceil(bytes / 3) * 4 - pad;
   return value.length === chars + pad && /^[A-Za-z0-9+/]*$/.test(value.slice(0, chars)) && value.slice(chars) === '='.repeat(pad);
 }
-
-const invalidRequest = (message: string): S3Error => new S3Error('InvalidRequest', message);
 
 /**
  * The digests `headers` declare for an upload's content, checked in form: one checksum at most, counting
