@@ -21,6 +21,8 @@ export interface LoadSpec {
   readonly awsChunked?: boolean;
   /** A plain PUT signed with its body's SHA-256 (what aws-cli and boto3 send over plain HTTP). */
   readonly signedPayload?: boolean;
+  /** A plain PUT with its body's Content-MD5 (what rclone, restic and boto3 before 1.36 send). */
+  readonly contentMd5?: boolean;
   readonly sign?: Credentials;
 }
 
@@ -48,24 +50,26 @@ async function headersFor(spec: LoadSpec): Promise<Record<string, string>> {
       headers['content-length'] = String(chunkedLength(size));
     } else {
       headers['content-length'] = String(size);
+      if (spec.contentMd5) headers['content-md5'] = bodyDigest('md5', size, 'base64');
     }
   }
   if (!spec.sign) return headers;
-  const payloadHash = spec.method !== 'PUT' ? 'UNSIGNED-PAYLOAD' : spec.awsChunked ? 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' : spec.signedPayload ? bodySha256(spec.bodyBytes ?? 0) : 'UNSIGNED-PAYLOAD';
+  const payloadHash = spec.method !== 'PUT' ? 'UNSIGNED-PAYLOAD' : spec.awsChunked ? 'STREAMING-UNSIGNED-PAYLOAD-TRAILER' : spec.signedPayload ? bodyDigest('sha256', spec.bodyBytes ?? 0, 'hex') : 'UNSIGNED-PAYLOAD';
   return signRequest({ method: spec.method, url: spec.url, headers, payloadHash, credentials: spec.sign, region: 'us-east-1', service: 's3', now: Date.now() });
 }
 
-const bodyHashes = new Map<number, string>();
+const bodyHashes = new Map<string, string>();
 
-/** Hex SHA-256 of the body `writeBody` sends: computed once, as the body is the same every time. */
-function bodySha256(size: number): string {
-  let hex = bodyHashes.get(size);
-  if (hex === undefined) {
-    const hash = createHash('sha256');
+/** A digest of the body `writeBody` sends: computed once per size, as the body is the same every time. */
+function bodyDigest(algorithm: 'sha256' | 'md5', size: number, encoding: 'hex' | 'base64'): string {
+  const key = `${algorithm} ${size} ${encoding}`;
+  let digest = bodyHashes.get(key);
+  if (digest === undefined) {
+    const hash = createHash(algorithm);
     for (let left = size; left > 0; left -= MiB.length) hash.update(MiB.subarray(0, Math.min(left, MiB.length)));
-    bodyHashes.set(size, (hex = hash.digest('hex')));
+    bodyHashes.set(key, (digest = hash.digest(encoding)));
   }
-  return hex;
+  return digest;
 }
 
 /** Length of `size` bytes framed as 1 MiB aws-chunked chunks with an unsigned CRC32 trailer. */

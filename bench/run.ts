@@ -112,6 +112,7 @@ const SCENARIOS: readonly Scenario[] = [
   { name: 'GET 256 MiB, c1', unit: 'MiB/s', kind: 'files', key: 'obj-256m', spec: () => ({ method: 'GET', concurrency: 1, count: QUICK ? 1 : 3 }) },
   { name: 'PUT 64 MiB plain, c1', unit: 'MiB/s', kind: 'rgw', key: 'put-64m', spec: () => ({ method: 'PUT', concurrency: 1, count: QUICK ? 1 : 3, bodyBytes: 64 * MiB }) },
   { name: 'PUT 64 MiB signed SHA-256, c1', unit: 'MiB/s', kind: 'rgw', key: 'put-64m-signed', spec: () => ({ method: 'PUT', concurrency: 1, count: QUICK ? 1 : 3, bodyBytes: 64 * MiB, signedPayload: true }) },
+  { name: 'PUT 64 MiB with Content-MD5, c1', unit: 'MiB/s', kind: 'rgw', key: 'put-64m-md5', spec: () => ({ method: 'PUT', concurrency: 1, count: QUICK ? 1 : 3, bodyBytes: 64 * MiB, contentMd5: true }) },
   { name: 'ListObjectsV2 1,000 keys, c1', unit: 'req/s', kind: 'rgw', key: '?list-type=2&prefix=list%2F&max-keys=1000', spec: () => ({ method: 'GET', concurrency: 1, durationMs: DURATION_MS }) },
   // 500 keys and 500 common prefixes under tree/ (seed): a page of folders, as a file browser or sync lists.
   { name: 'ListObjectsV2 1,000 keys and prefixes, delimiter, c1', unit: 'req/s', kind: 'rgw', key: '?list-type=2&prefix=tree%2F&delimiter=%2F&max-keys=1000', spec: () => ({ method: 'GET', concurrency: 1, durationMs: DURATION_MS }) },
