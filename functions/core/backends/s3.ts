@@ -24,6 +24,8 @@ import { S3_CODE_BY_STATUS, s3ErrorResponse } from './translate';
 
 /** An S3-compatible backend (AWS S3, Ceph RGW, MinIO, s3rver…), addressed path-style. */
 export class S3Store implements ObjectStore {
+  /** S3's API checks Content-MD5 (BadDigest, nothing committed): the gateway need not hash it again. */
+  readonly checksContentMd5 = true;
   /** The endpoint and encoded backend bucket: every URL starts with it. */
   private readonly base: string;
   /** Names the client must never see: the backend bucket, the endpoint's host and `backend_prefix`. */
