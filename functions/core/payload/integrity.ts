@@ -3,9 +3,10 @@
  * body: at most one `x-amz-checksum-*` (a header, or an aws-chunked trailer announced in `x-amz-trailer`),
  * `x-amz-sdk-checksum-algorithm` naming that one, and `Content-MD5`.
  *
- * The gateway verifies the header digests itself, over the content the store receives, whatever the store:
- * a store may check none of them (the GCS JSON API ignores Content-MD5), and S3's answers are the same on
- * every bucket. The last bytes are held back until they match, so a refused upload writes nothing.
+ * The gateway reads their form on every store and verifies the digests itself, over the content the store
+ * receives: a store may check none of them (the GCS JSON API ignores Content-MD5), and S3's answers are the
+ * same on every bucket. A Content-MD5 that the store checks itself is left to it (upload.ts `toVerify`). The
+ * last bytes are held back until the digests match, so a refused upload writes nothing.
  */
 import { base64Digest, checksumAlgorithmOf, streamDigest, type ChecksumAlgorithm, type StreamDigest } from '../checksums';
 import { toBase64 } from '../bytes';
