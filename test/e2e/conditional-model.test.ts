@@ -1,9 +1,8 @@
 import type { Keys } from '../support/clients';
-import { credentialToml, everywhere } from '../support/config-toml';
-import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
+import { TRANSPORT_RUNTIMES, type RuntimeName } from '../support/gateway';
 import { seededRandom } from '../support/random';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { startStoreBuckets, type StoreBuckets } from './store-buckets';
+import { startStoreBuckets, useGatewayOverStores, type StoreBuckets } from './store-buckets';
 
 /**
  * Conditional reads as S3 answers them, on Azure and GCS buckets: a seeded stream of GETs and HEADs with any
@@ -75,14 +74,7 @@ function s3Status(conditions: Conditions, etag: string, lastModified: number): n
 }
 
 describe.each(TRANSPORT_RUNTIMES)('conditional reads through the gateway (%s runtime)', (runtime: RuntimeName) => {
-  let gw: RunningGateway;
-
-  beforeAll(async () => {
-    const config = [stores.toml, credentialToml(READER, { principal_name: 'reader' }, [everywhere(['get_object', 'head_object'])])].join('\n');
-    gw = await startGateway(runtime, { config });
-  }, 60_000);
-
-  afterAll(() => gw?.stop());
+  const gw = useGatewayOverStores(runtime, () => stores, READER, ['get_object', 'head_object']);
 
   it.each(['azure', 'gcs'])('a %s bucket answers every combination as S3 does', async (bucket) => {
     const head = await rawRequest(gw.endpoint, { method: 'HEAD', target: `/${bucket}/c.txt` }, READER);

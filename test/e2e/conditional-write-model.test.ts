@@ -1,9 +1,8 @@
 import type { Keys } from '../support/clients';
-import { credentialToml, everywhere } from '../support/config-toml';
-import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
+import { TRANSPORT_RUNTIMES, type RuntimeName } from '../support/gateway';
 import { seededRandom } from '../support/random';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { startStoreBuckets, type StoreBuckets } from './store-buckets';
+import { startStoreBuckets, useGatewayOverStores, type StoreBuckets } from './store-buckets';
 
 /**
  * Conditional writes as S3 answers them, on Azure and GCS buckets, against a model of S3's rules.
@@ -63,14 +62,7 @@ function randomConditions(random: () => number, held: Held): Record<string, stri
 }
 
 describe.each(TRANSPORT_RUNTIMES)('conditional writes through the gateway (%s runtime)', (runtime: RuntimeName) => {
-  let gw: RunningGateway;
-
-  beforeAll(async () => {
-    const config = [stores.toml, credentialToml(WRITER, { principal_name: 'writer' }, [everywhere(['put_object', 'get_object', 'delete_object'])])].join('\n');
-    gw = await startGateway(runtime, { config });
-  }, 60_000);
-
-  afterAll(() => gw?.stop());
+  const gw = useGatewayOverStores(runtime, () => stores, WRITER, ['put_object', 'get_object', 'delete_object']);
 
   it.each(['azure', 'gcs'])('a %s bucket answers as S3 and writes and deletes only what S3 would', async (bucket) => {
     const random = seededRandom(bucket.length * 17 + runtime.length);

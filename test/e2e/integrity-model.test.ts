@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { buildChunkedUpload, checksumOf, sendUpload, type ChunkedPayload, type TrailerChecksum } from '../support/aws-chunked';
-import { credentialToml, everywhere } from '../support/config-toml';
 import type { Keys } from '../support/clients';
-import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
+import { TRANSPORT_RUNTIMES, type RuntimeName } from '../support/gateway';
 import { seededRandom } from '../support/random';
 import { errorCode, rawRequest, type RawResponse } from '../support/raw-request';
-import { startStoreBuckets, type StoreBuckets } from './store-buckets';
+import { startStoreBuckets, useGatewayOverStores, type StoreBuckets } from './store-buckets';
 
 /**
  * Upload integrity on every kind of bucket, against a model of S3's rules.
@@ -112,14 +111,7 @@ beforeAll(async () => {
 afterAll(() => stores?.stop());
 
 describe.each(TRANSPORT_RUNTIMES)('upload integrity through the gateway (%s runtime)', (runtime: RuntimeName) => {
-  let gw: RunningGateway;
-
-  beforeAll(async () => {
-    const config = [stores.toml, credentialToml(WRITER, { principal_name: 'writer' }, [everywhere(['put_object', 'get_object'])])].join('\n');
-    gw = await startGateway(runtime, { config });
-  }, 60_000);
-
-  afterAll(() => gw?.stop());
+  const gw = useGatewayOverStores(runtime, () => stores, WRITER, ['put_object', 'get_object']);
 
   it.each(['s3', 'azure', 'gcs'])('a %s bucket stores what passes every check and nothing else', async (bucket) => {
     const random = seededRandom(bucket.length * 31 + runtime.length);

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { credentialToml, everywhere } from '../support/config-toml';
 import type { Keys } from '../support/clients';
-import { reportedCacheControl, startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
+import { reportedCacheControl, TRANSPORT_RUNTIMES, type RuntimeName } from '../support/gateway';
 import { seededRandom } from '../support/random';
 import { errorCode, rawRequest } from '../support/raw-request';
-import { startStoreBuckets, type StoreBuckets } from './store-buckets';
+import { startStoreBuckets, useGatewayOverStores, type StoreBuckets } from './store-buckets';
 
 /**
  * Object headers on every kind of bucket.
@@ -36,14 +35,7 @@ afterAll(() => stores?.stop());
 const azureStorable = (name: string): boolean => /^[a-z](?:[a-z0-9_]|-(?![-_]))*$/i.test(name);
 
 describe.each(TRANSPORT_RUNTIMES)('user metadata through the gateway (%s runtime)', (runtime: RuntimeName) => {
-  let gw: RunningGateway;
-
-  beforeAll(async () => {
-    const config = [stores.toml, credentialToml(WRITER, { principal_name: 'writer' }, [everywhere(['put_object', 'head_object', 'get_object'])])].join('\n');
-    gw = await startGateway(runtime, { config });
-  }, 60_000);
-
-  afterAll(() => gw?.stop());
+  const gw = useGatewayOverStores(runtime, () => stores, WRITER, ['put_object', 'head_object', 'get_object']);
 
   it.each(['s3', 'azure', 'gcs'])('a %s bucket gives back the metadata it was given', async (bucket) => {
     const random = seededRandom(bucket.length * 13 + runtime.length);

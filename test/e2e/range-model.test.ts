@@ -1,9 +1,8 @@
 import type { Keys } from '../support/clients';
-import { credentialToml, everywhere } from '../support/config-toml';
-import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
+import { TRANSPORT_RUNTIMES, type RuntimeName } from '../support/gateway';
 import { seededRandom } from '../support/random';
 import { errorCode, rawRequest, type RawResponse } from '../support/raw-request';
-import { startStoreBuckets, type StoreBuckets } from './store-buckets';
+import { startStoreBuckets, useGatewayOverStores, type StoreBuckets } from './store-buckets';
 
 /**
  * Ranged reads as S3 answers them, on every kind of bucket: a seeded stream of `Range` headers (single
@@ -99,14 +98,7 @@ function s3Answer(range: string, body: Buffer): Answer {
 }
 
 describe.each(TRANSPORT_RUNTIMES)('ranged reads through the gateway (%s runtime)', (runtime: RuntimeName) => {
-  let gw: RunningGateway;
-
-  beforeAll(async () => {
-    const config = [stores.toml, credentialToml(READER, { principal_name: 'reader' }, [everywhere(['get_object', 'head_object'])])].join('\n');
-    gw = await startGateway(runtime, { config });
-  }, 60_000);
-
-  afterAll(() => gw?.stop());
+  const gw = useGatewayOverStores(runtime, () => stores, READER, ['get_object', 'head_object']);
 
   it.each(['s3', 'azure', 'gcs'])('a %s bucket answers every Range as S3 does', async (bucket) => {
     const random = seededRandom(bucket.length * 31 + runtime.length);

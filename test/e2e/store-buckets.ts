@@ -1,13 +1,16 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { startAzurite, type Azurite } from '../support/azurite';
-import { azuriteOptions, bucketToml, gcsEmulatorOptions, s3Options } from '../support/config-toml';
+import type { Keys } from '../support/clients';
+import { azuriteOptions, bucketToml, credentialToml, everywhere, gcsEmulatorOptions, s3Options } from '../support/config-toml';
+import { startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
 
 /**
- * What the model specs of object reads share (range-model, conditional-model, object-headers-model): one
- * bucket named `name` on each kind of store, RGW (unless left out), Azurite and the GCS emulator, and the
- * virtual buckets `s3`, `azure` and `gcs` over them.
+ * What the model specs of objects share (range-model, conditional-model, conditional-write-model,
+ * integrity-model, object-headers-model): one bucket named `name` on each kind of store, RGW (unless left
+ * out), Azurite and the GCS emulator, the virtual buckets `s3`, `azure` and `gcs` over them, and a gateway
+ * per runtime over those (`useGatewayOverStores`).
  */
 export interface StoreBuckets {
   /** The gateway's `[[buckets]]` for the stores running. */
@@ -40,6 +43,25 @@ export async function startStoreBuckets(name: string, options: { rgw: boolean } 
     stop: async () => {
       direct?.destroy();
       await Promise.all([rgw?.stop(), azurite.stop(), gcs.stop()]);
+    },
+  };
+}
+
+/**
+ * A gateway of `runtime` over the stores' buckets for the suite it is called in, `keys` granted `actions`
+ * on every bucket: started before the suite's specs, stopped after them. Its endpoint is read in the specs.
+ */
+export function useGatewayOverStores(runtime: RuntimeName, stores: () => StoreBuckets, keys: Keys, actions: readonly string[]): { readonly endpoint: string } {
+  let gw: RunningGateway | undefined;
+  beforeAll(async () => {
+    const config = [stores().toml, credentialToml(keys, { principal_name: 'model' }, [everywhere(actions)])].join('\n');
+    gw = await startGateway(runtime, { config });
+  }, 60_000);
+  afterAll(() => gw?.stop());
+  return {
+    get endpoint(): string {
+      if (gw === undefined) throw new Error('the gateway is not started: read its endpoint inside a spec');
+      return gw.endpoint;
     },
   };
 }
