@@ -56,8 +56,10 @@ if (require.main === module) {
           return;
         }
         draining = true;
+        // Logged once the listener is closed, so the line means no new connection is taken.
+        const drained = running.drain();
         logLine({ message: `${signal}: draining connections`, graceMs: running.drainTimeoutMs });
-        void running.drain().then(({ cut }) => {
+        void drained.then(({ cut }) => {
           if (cut > 0) logLine({ level: 'warn', message: 'drained: connections cut at the end of the grace period', cut });
           else logLine({ message: 'drained: every request finished' });
           process.exit(0);

@@ -41,12 +41,14 @@ start().then(
     // Not the Node server's `url`: the endpoint's domain, not this address, is what clients use.
     console.error(JSON.stringify({ time: new Date().toISOString(), message: 'gateway listening', httpEndpoint: processEnvironment().AWS_LAMBDA_HTTP_ENDPOINT, runtime: 'web function' }));
     process.once('SIGTERM', () => {
-      console.error(JSON.stringify({ time: new Date().toISOString(), message: 'SIGTERM: draining connections' }));
       const timer = setTimeout(() => {
         server.closeAllConnections();
         process.exit(0);
       }, SHUTDOWN_GRACE_MS);
-      void close().then(() => {
+      // Logged once the listener is closed, so the line means no new connection is taken.
+      const closed = close();
+      console.error(JSON.stringify({ time: new Date().toISOString(), message: 'SIGTERM: draining connections' }));
+      void closed.then(() => {
         clearTimeout(timer);
         process.exit(0);
       });
