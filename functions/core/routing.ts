@@ -21,10 +21,18 @@ export type Operation =
   | { readonly name: 'PostObject'; readonly bucket: string }
   | {
       /** `versionId`: the version a read, a delete or a tagging call names (absent: the current object). */
-      readonly name: 'GetObject' | 'HeadObject' | 'DeleteObject' | 'GetObjectTagging' | 'PutObjectTagging' | 'DeleteObjectTagging';
+      readonly name: 'DeleteObject' | 'GetObjectTagging' | 'PutObjectTagging' | 'DeleteObjectTagging';
       readonly bucket: string;
       readonly key: string;
       readonly versionId?: string;
+    }
+  | {
+      readonly name: 'GetObject' | 'HeadObject';
+      readonly bucket: string;
+      readonly key: string;
+      readonly versionId?: string;
+      /** The one part of the object to read (`?partNumber=`, 1 to 10000); absent: the whole object. */
+      readonly partNumber?: number;
     }
   | { readonly name: 'PutObject' | 'CreateMultipartUpload'; readonly bucket: string; readonly key: string }
   | { readonly name: 'CopyObject'; readonly bucket: string; readonly key: string; readonly copySource: string }
@@ -128,7 +136,12 @@ function routeObject(
   // An empty versionId is treated as absent, as on GET (spec).
   const versionId = query.get('versionId') || undefined;
   if (method === 'GET' || method === 'HEAD') {
-    if (sub.length === 0) return { name: method === 'GET' ? 'GetObject' : 'HeadObject', bucket, key, versionId };
+    if (sub.length === 0) {
+      const read = { name: method === 'GET' ? 'GetObject' : 'HeadObject', bucket, key, versionId } as const;
+      // An empty partNumber is treated as absent, as an empty versionId is.
+      const part = query.get('partNumber');
+      return part ? { ...read, partNumber: partNumber(part) } : read;
+    }
     if (method === 'GET' && onlyUploadId) return { name: 'ListParts', bucket, key, uploadId };
     if (method === 'GET' && onlyTagging) return { name: 'GetObjectTagging', bucket, key, versionId };
   }

@@ -111,6 +111,66 @@ describe('Gateway.handle, S3 path', () => {
       const dispatch = await gateway().handle(await signed(ADMIN, { method: 'GET', path: '/blobs/k', query: { versionId: 'v1' } }));
       expect(response(dispatch).status).toBe(501);
     });
+
+    describe('a part of an object (?partNumber=)', () => {
+      const forward = async (r: Req): Promise<Extract<Dispatch, { kind: 'forward' }>> => {
+        const dispatch = await gateway().handle(await signed(ADMIN, r));
+        if (dispatch.kind !== 'forward') throw new Error(`expected a forward, got ${dispatch.kind}`);
+        return dispatch;
+      };
+      const OBJECT = { etag: '"e"', 'content-length': '10', 'last-modified': 'Mon, 01 Jun 2026 12:00:00 GMT' };
+
+      it('GIVEN an S3 bucket THEN the part number goes to the store, which keeps the parts, and its part passes as it is', async () => {
+        const dispatch = await forward({ method: 'GET', path: '/open/k', query: { partNumber: '2' } });
+        expect(dispatch.request.url).toBe('http://backend.test:9000/data/tenant/k?partNumber=2');
+        const part = { ...OBJECT, etag: '"d-2"', 'content-range': 'bytes 5-9/10', 'content-length': '5', 'x-amz-mp-parts-count': '2' };
+        expect(dispatch.respond(206, new Headers(part))).toMatchObject({ status: 206, headers: { 'content-range': 'bytes 5-9/10', 'x-amz-mp-parts-count': '2' } });
+      });
+
+      it('GIVEN an S3 store that ignores the part number (RGW 16 answers 200 and the whole object) THEN the object is read as one part', async () => {
+        const first = await forward({ method: 'GET', path: '/open/k', query: { partNumber: '1' } });
+        expect(first.respond(200, new Headers(OBJECT))).toMatchObject({ status: 206, headers: { 'content-range': 'bytes 0-9/10' } });
+        const second = await forward({ method: 'GET', path: '/open/k', query: { partNumber: '2' } });
+        expect(second.respond(200, new Headers(OBJECT))).toMatchObject({ status: 416, errorCode: 'InvalidPartNumber' });
+      });
+
+      it('GIVEN an S3 store that ignores the part number WHEN a later part of an object uploaded in parts is read THEN 501, never the whole object again', async () => {
+        const second = await forward({ method: 'GET', path: '/open/k', query: { partNumber: '2' } });
+        expect(second.respond(200, new Headers({ ...OBJECT, etag: '"d-2"' }))).toMatchObject({ status: 501, errorCode: 'NotImplemented' });
+      });
+
+      it('GIVEN an Azure bucket WHEN part 1 is read THEN the whole object is sent as S3 sends a part of one uploaded whole: 206 with its range', async () => {
+        const get = await forward({ method: 'GET', path: '/blobs/k', query: { partNumber: '1' } });
+        expect(get.request.url).not.toMatch(/partNumber/);
+        expect(get.request.headers.range).toBeUndefined();
+        expect(get.respond(200, new Headers(OBJECT))).toMatchObject({ status: 206, headers: { 'content-range': 'bytes 0-9/10', 'content-length': '10', etag: '"e"' } });
+        const head = await forward({ method: 'HEAD', path: '/blobs/k', query: { partNumber: '1' } });
+        expect(head.respond(200, new Headers(OBJECT))).toMatchObject({ status: 206, headers: { 'content-range': 'bytes 0-9/10' } });
+      });
+
+      it('GIVEN an empty Azure blob WHEN part 1 is read THEN 200: an empty object has no range', async () => {
+        const get = await forward({ method: 'GET', path: '/blobs/k', query: { partNumber: '1' } });
+        const answer = get.respond(200, new Headers({ ...OBJECT, 'content-length': '0' }));
+        expect(answer).toMatchObject({ status: 200 });
+        expect(answer).not.toHaveProperty(['headers', 'content-range']);
+      });
+
+      it('GIVEN an Azure bucket WHEN part 2 is read THEN 416 InvalidPartNumber, or NoSuchKey with its document when there is no blob', async () => {
+        const get = await forward({ method: 'GET', path: '/blobs/k', query: { partNumber: '2' } });
+        const answer = get.respond(200, new Headers(OBJECT));
+        expect(answer).toMatchObject({ status: 416, errorCode: 'InvalidPartNumber' });
+        expect(answer).toHaveProperty('body', expect.stringContaining('<Message>The requested partnumber is not satisfiable</Message>'));
+        expect(get.respond(404, new Headers({ 'x-ms-error-code': 'BlobNotFound' }))).toMatchObject({ status: 404, errorCode: 'NoSuchKey', body: expect.stringContaining('<Code>NoSuchKey</Code>') });
+      });
+
+      it('GIVEN a Range and a part number THEN 400 InvalidRequest, on every store', async () => {
+        for (const path of ['/open/k', '/blobs/k']) {
+          const dispatch = await gateway().handle(await signed(ADMIN, { method: 'GET', path, query: { partNumber: '1' }, headers: { range: 'bytes=0-1' } }));
+          expect({ status: response(dispatch).status, code: errorCode(dispatch) }).toEqual({ status: 400, code: 'InvalidRequest' });
+          expect(response(dispatch).body).toContain('Cannot specify both Range header and partNumber query parameter');
+        }
+      });
+    });
   });
 
   describe('writes', () => {

@@ -98,7 +98,7 @@ describe('routeS3: parameters that are not sub-resources are ignored', () => {
     ['POST', '/b/k?uploads&x-id=CreateMultipartUpload', { name: 'CreateMultipartUpload', bucket: 'b', key: 'k' }],
     ['PUT', '/b/k?x-id=UploadPart&partNumber=1&uploadId=u', { name: 'UploadPart', bucket: 'b', key: 'k', uploadId: 'u', partNumber: 1 }],
     ['GET', '/b?list-type=2&x-id=ListObjectsV2', { name: 'ListObjects', bucket: 'b', version: 2 }],
-    ['GET', '/b/k?response-content-type=text%2Fplain&partNumber=2', { name: 'GetObject', bucket: 'b', key: 'k', versionId: undefined }],
+    ['GET', '/b/k?response-content-type=text%2Fplain&partNumber=2', { name: 'GetObject', bucket: 'b', key: 'k', versionId: undefined, partNumber: 2 }],
     [
       'GET',
       '/b/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AK%2F20240101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20240101T000000Z&X-Amz-Expires=60&X-Amz-SignedHeaders=host&X-Amz-Signature=abc',
@@ -179,6 +179,19 @@ describe('routeS3: part numbers', () => {
 
   it('refuses a missing partNumber value', () => {
     expect(refusal('PUT', '/b/k?partNumber&uploadId=u').code).toBe('InvalidArgument');
+  });
+
+  it.each(['GET', 'HEAD'])('reads one part of an object on %s, with its number checked as an upload\'s is', (method) => {
+    expect(route(method, '/b/k?partNumber=1')).toMatchObject({ key: 'k', partNumber: 1 });
+    expect(route(method, '/b/k?partNumber=10000&versionId=v')).toMatchObject({ partNumber: 10000, versionId: 'v' });
+    expect(refusal(method, '/b/k?partNumber=0').code).toBe('InvalidArgument');
+    expect(refusal(method, '/b/k?partNumber=10001').code).toBe('InvalidArgument');
+    expect(refusal(method, '/b/k?partNumber=x').message).toBe('Part number must be an integer between 1 and 10000, inclusive');
+  });
+
+  it('treats an empty partNumber on a read as absent, as an empty versionId', () => {
+    expect(route('GET', '/b/k?partNumber=')).toEqual({ name: 'GetObject', bucket: 'b', key: 'k', versionId: undefined });
+    expect(route('HEAD', '/b/k?partNumber')).toEqual({ name: 'HeadObject', bucket: 'b', key: 'k', versionId: undefined });
   });
 });
 

@@ -2,6 +2,8 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListPartsCommand,
   UploadPartCommand,
@@ -17,7 +19,7 @@ import { Readable } from 'node:stream';
 import { buildChunkedUpload, sendUpload } from '../support/aws-chunked';
 import { AWS_CLIS, PYTHONS, awsCli, boto3, jsClient } from '../support/clients';
 import { bucketToml, rgwOptions } from '../support/config-toml';
-import { ADAPTER_RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
+import { ADAPTER_RUNTIMES, RUNTIME_LIMITS, reportedLength, startGateway, type RunningGateway } from '../support/gateway';
 import { startRecordingHop, type RecordingHop } from '../support/recording-hop';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, codeOf, gatewayEnv, startBackends, type Backends } from './fixtures';
@@ -283,6 +285,13 @@ except Exception as e:
       expect(done.Key).toBe(key);
       expect(done.ETag).toMatch(new RegExp(`^"[0-9a-f]{32}-${parts.length}"$`)); // filled in although RGW answers an empty ETag
       expect((await readBytes(rgw(), 'data', `tenant-a/${key}`)).equals(Buffer.concat(parts))).toBe(true);
+
+      // RGW 16 ignores partNumber and answers the whole object: read as one part, and a later part is refused
+      // rather than sent as the whole object again (operations.md#parts).
+      const size = Buffer.concat(parts).length;
+      const first = await admin.send(new HeadObjectCommand({ Bucket: 'tenant', Key: key, PartNumber: 1 }));
+      expect({ length: first.ContentLength, range: first.ContentRange, parts: first.PartsCount }).toEqual({ length: reportedLength(runtime, size), range: `bytes 0-${size - 1}/${size}`, parts: undefined });
+      await expect(admin.send(new GetObjectCommand({ Bucket: 'tenant', Key: key, PartNumber: 2 }))).rejects.toMatchObject({ name: 'NotImplemented', $metadata: { httpStatusCode: 501 } });
     }
 
     const tail = Buffer.from('the last part');

@@ -1,6 +1,6 @@
 import type { AzureBackend } from '../config/types';
 import { backendDocument } from '../streams';
-import { S3Error, notImplemented } from '../errors';
+import { S3Error } from '../errors';
 import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
 import { checkWriteIfMatch, evaluatePreconditions, preconditionResponse } from '../preconditions';
@@ -70,7 +70,6 @@ export class AzureStore implements ObjectStore {
     let permissions: string;
     const overrides: Partial<Record<'rscc' | 'rscd' | 'rsce' | 'rscl' | 'rsct', string>> = {};
     if (request.method === 'GET' || request.method === 'HEAD') {
-      if (query.partNumber !== undefined && query.partNumber !== '1') throw notImplemented('Reading a part other than 1');
       permissions = 'r';
       copy(request.headers, headers, READ_HEADERS);
       if (range !== undefined && 'suffix' in range) {

@@ -26,6 +26,7 @@ import { S3_CODE_BY_STATUS, s3ErrorResponse } from './translate';
 export class S3Store implements ObjectStore {
   /** S3's API checks Content-MD5 (BadDigest, nothing committed): the gateway need not hash it again. */
   readonly checksContentMd5 = true;
+  readonly keepsParts = true;
   /** The endpoint and encoded backend bucket: every URL starts with it. */
   private readonly base: string;
   /** Names the client must never see: the backend bucket, the endpoint's host and `backend_prefix`. */

@@ -13,6 +13,12 @@ export interface ObjectStore {
    * get it checked by the gateway as the body streams, which cost a 64 MiB PUT ~120 ms of CPU (bench).
    */
   readonly checksContentMd5?: boolean;
+  /**
+   * Whether objects keep the parts they were uploaded in, so a read can name one (`?partNumber=`), as on
+   * S3-compatible stores. Others hold every object whole, as S3 holds one not uploaded in parts: the core
+   * answers part 1 with the whole object and any other with 416 (operations/get-object.ts).
+   */
+  readonly keepsParts?: boolean;
   /** A Forward for a single-object request (GET, HEAD, PUT, DELETE) whose body streams through. */
   forwardObject(request: ObjectRequest): Promise<Forward>;
   /** One page of a listing, in S3 terms with the backend prefix already stripped. */

@@ -1,7 +1,8 @@
-import { S3Error } from '../errors';
-import type { Forward, HeaderMap } from '../http';
+import { S3Error, invalidRequest, notImplemented } from '../errors';
+import { isProxyResponse, isRewriteBody, type Forward, type HeaderMap } from '../http';
 import type { BucketContext } from '../context';
-import { invalidRequest, notImplemented } from '../errors';
+import type { ObjectRequest } from '../backends/store';
+import { s3ErrorResponse } from '../backends/translate';
 import { parseRange, rangeHeader } from '../range';
 import { authorizeKey, type Handler } from './operation';
 
@@ -22,19 +23,55 @@ const READ_QUERY: ReadonlySet<string> = new Set([
  * GetObject and HeadObject: a Forward whose status (200, 206, 304, 412, errors) and body pass through. A read
  * naming a version is authorized as `get_object_version`; only S3 backends keep versions.
  */
-export const getObject: Handler<'GetObject' | 'HeadObject'> = (op, ctx): Promise<Forward> => {
+export const getObject: Handler<'GetObject' | 'HeadObject'> = async (op, ctx): Promise<Forward> => {
   authorizeKey(ctx, op, op.key);
   if (op.versionId !== undefined && ctx.bucket.backend.type !== 's3') throw notImplemented('Version-scoped reads on this backend');
-  return ctx.store.forwardObject({
-    method: op.name === 'GetObject' ? 'GET' : 'HEAD',
+  const part = op.partNumber;
+  if (part !== undefined && ctx.request.headers.get('range') !== null) throw invalidRequest('Cannot specify both Range header and partNumber query parameter');
+  const method = op.name === 'GetObject' ? 'GET' : 'HEAD';
+  const keepsParts = ctx.store.keepsParts === true;
+  const request: ObjectRequest = {
+    method,
     key: op.key,
-    query: readQuery(ctx),
+    query: readQuery(ctx, keepsParts),
     headers: readHeaders(ctx),
     requestId: ctx.requestId,
     resource: ctx.request.rawPath,
     trace: ctx.record?.trace,
-  });
+  };
+  const forward = await ctx.store.forwardObject(request);
+  return part === undefined ? forward : asPartRead(forward, part, request, keepsParts);
 };
+
+/** An ETag of an object uploaded in parts: the digest of its parts' digests, then `-` and their count. */
+const MULTIPART_ETAG = /-\d+"?$/;
+
+/**
+ * A part read answered as S3 answers it. S3 answers every part of a non-empty object with 206 and the part's
+ * Content-Range, so a 200 is the whole object from a store that ignored the part number: Azure and GCS
+ * hold every object whole (they are not asked for the part), and Ceph RGW 16 ignores `partNumber` altogether.
+ * The object is then read as S3 reads one uploaded whole: part 1 is all of it as a range (an empty object
+ * has none and stays 200), any other part 416 InvalidPartNumber. An object uploaded in parts, on a store that
+ * would not read them, is 501 for a later part rather than the whole object again, which a client
+ * assembling parts would write into the wrong place. Errors, 206, 304 and 412 pass as they are.
+ */
+function asPartRead(forward: Forward, part: number, request: ObjectRequest, keepsParts: boolean): Forward {
+  return {
+    ...forward,
+    respond: (status, headers) => {
+      const answer = forward.respond(status, headers);
+      if (isProxyResponse(answer) || isRewriteBody(answer) || answer.status !== 200) return answer;
+      if (part === 1) {
+        const size = Number(answer.headers['content-length']);
+        return size > 0 ? { status: 206, headers: { ...answer.headers, 'content-range': `bytes 0-${size - 1}/${size}` } } : answer;
+      }
+      const refusal = keepsParts && MULTIPART_ETAG.test(answer.headers.etag ?? '')
+        ? notImplemented('Reading one part of an object uploaded in parts on this store')
+        : new S3Error('InvalidPartNumber', 'The requested partnumber is not satisfiable');
+      return s3ErrorResponse(refusal, request);
+    },
+  };
+}
 
 /**
  * Walks what the client sent, usually a handful of headers, rather than looking up every name. A Range goes
@@ -54,16 +91,16 @@ function readHeaders(ctx: BucketContext): HeaderMap {
 }
 
 /**
- * The read's query for the backend. A `response-*` override becomes a response header, so one holding a
+ * The read's query for the backend (`partNumber` only where the store keeps parts). A `response-*` override becomes a response header, so one holding a
  * control character (CR and LF included) is refused with 400 before anything is sent: passed on, it reaches
  * the backend, which may answer with a broken response (Ceph RGW writes a second status line into its answer
  * for any of them, HTAB too) or a header no runtime can send.
  */
-function readQuery(ctx: BucketContext): HeaderMap {
+function readQuery(ctx: BucketContext, keepsParts: boolean): HeaderMap {
   const out: HeaderMap = {};
   for (const name of ctx.query.names()) {
     const value = ctx.query.get(name);
-    if (!READ_QUERY.has(name) || !value) continue;
+    if (!READ_QUERY.has(name) || !value || (name === 'partNumber' && !keepsParts)) continue;
     if (name.startsWith('response-')) {
       // As S3 refuses them: otherwise anyone could have a public bucket's upload served as `text/html`.
       if (ctx.identity.principal.type === 'anonymous') throw invalidRequest('Request specific response headers cannot be used for anonymous GET requests.');

@@ -1,6 +1,6 @@
 import type { GcsBackend } from '../../config/types';
 import { backendDocument } from '../../streams';
-import { S3Error, notImplemented } from '../../errors';
+import { S3Error } from '../../errors';
 import type { BackendResponse, Forward, HeaderMap } from '../../http';
 import { fromBase64, toHex } from '../../bytes';
 import { encodeKey } from '../../keys';
@@ -89,7 +89,6 @@ export class GcsJsonApi {
       };
     }
     if (request.method === 'PUT') return this.put(request, name);
-    if (request.query?.partNumber !== undefined && request.query.partNumber !== '1') throw notImplemented('Reading a part other than 1');
     const object = await this.resource(name, { trace: request.trace });
     if (object === undefined) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: request.key });
     const headers = objectHeaders(object, request);

@@ -1,6 +1,6 @@
 import type { GcsBackend } from '../../config/types';
 import { backendDocument } from '../../streams';
-import { S3Error, notImplemented } from '../../errors';
+import { S3Error } from '../../errors';
 import type { Forward, HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../../http';
 import { encodeKey } from '../../keys';
 import { checkWriteIfMatch } from '../../preconditions';
@@ -67,7 +67,6 @@ export class GcsXmlApi {
     const signed: HeaderMap = {};
     const unsigned: HeaderMap = {};
     if (request.method === 'GET' || request.method === 'HEAD') {
-      if (request.query?.partNumber !== undefined && request.query.partNumber !== '1') throw notImplemented('Reading a part other than 1');
       for (const name of READ_QUERY) if (request.query?.[name] !== undefined) query[name] = request.query[name];
       for (const name of READ_HEADERS) if (request.headers[name] !== undefined) unsigned[name] = request.headers[name];
     } else if (request.method === 'PUT') {
