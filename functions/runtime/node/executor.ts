@@ -37,6 +37,9 @@ export interface NodeGateway {
   readonly backend: NodeBackend;
 }
 
+/** The most of an unwanted backend body read through to keep its connection. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+
 /** The dispatch loop's primitives on Node streams and the HTTP/1.1 backend client. Stateless: one for all. */
 class NodeRuntime implements DispatchRuntime<NodeExchange, WireResponse, ExchangeResult> {
   collectBody(exchange: NodeExchange, maxBytes: number): Promise<Uint8Array | 'too-large' | 'stalled'> {
@@ -55,8 +58,14 @@ class NodeRuntime implements DispatchRuntime<NodeExchange, WireResponse, Exchang
     return NodeHeaders.fromIncoming(backend.headers);
   }
 
+  /**
+   * A short body is read to its end, so its connection serves the next request; a longer one (an object
+   * read for its headers: a 304, a 412, a part it lacks) is given up with its connection, which costs less
+   * than reading it through.
+   */
   discard(backend: WireResponse): void {
-    backend.resume();
+    if (backend.whole || Number(backend.headers['content-length']) <= DRAIN_LIMIT_BYTES) backend.resume();
+    else backend.destroy();
   }
 
   async readBackendBody(backend: WireResponse, maxBytes: number): Promise<Uint8Array | undefined> {
