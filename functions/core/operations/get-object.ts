@@ -23,7 +23,7 @@ const READ_QUERY: ReadonlySet<string> = new Set([
  * GetObject and HeadObject: a Forward whose status (200, 206, 304, 412, errors) and body pass through. A read
  * naming a version is authorized as `get_object_version`; only S3 backends keep versions.
  */
-export const getObject: Handler<'GetObject' | 'HeadObject'> = async (op, ctx): Promise<Forward> => {
+export const getObject: Handler<'GetObject' | 'HeadObject'> = (op, ctx): Promise<Forward> => {
   authorizeKey(ctx, op, op.key);
   if (op.versionId !== undefined && ctx.bucket.backend.type !== 's3') throw notImplemented('Version-scoped reads on this backend');
   const part = op.partNumber;
@@ -39,8 +39,9 @@ export const getObject: Handler<'GetObject' | 'HeadObject'> = async (op, ctx): P
     resource: ctx.request.rawPath,
     trace: ctx.record?.trace,
   };
-  const forward = await ctx.store.forwardObject(request);
-  return part === undefined ? forward : asPartRead(forward, part, request, keepsParts);
+  const forward = ctx.store.forwardObject(request);
+  // The hot path (no part) returns the store's promise as it is.
+  return part === undefined ? forward : forward.then((f) => asPartRead(f, part, request, keepsParts));
 };
 
 /** An ETag of an object uploaded in parts: the digest of its parts' digests, then `-` and their count. */
