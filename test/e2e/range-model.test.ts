@@ -1,5 +1,5 @@
 import type { Keys } from '../support/clients';
-import { TRANSPORT_RUNTIMES, type RuntimeName } from '../support/gateway';
+import { ADAPTER_RUNTIMES, TRANSPORT_RUNTIMES, reportedLength, type RuntimeName } from '../support/gateway';
 import { seededRandom } from '../support/random';
 import { errorCode, rawRequest, type RawResponse } from '../support/raw-request';
 import { startStoreBuckets, useGatewayOverStores, type StoreBuckets } from './store-buckets';
@@ -139,6 +139,11 @@ describe.each(TRANSPORT_RUNTIMES)('ranged reads through the gateway (%s runtime)
     }
     expect(mismatches).toEqual([]);
   }, 300_000);
+});
+
+// Every adapter: a refused part drops the store's answer, which each runtime does its own way.
+describe.each(ADAPTER_RUNTIMES)('part reads through the gateway (%s runtime)', (runtime: RuntimeName) => {
+  const gw = useGatewayOverStores(runtime, () => stores, READER, ['get_object', 'head_object']);
 
   it.each(['s3', 'azure', 'gcs'])('a %s bucket answers every part read (?partNumber=) as S3 does, GET and HEAD alike', async (bucket) => {
     const random = seededRandom(bucket.length * 17 + runtime.length);
@@ -155,7 +160,8 @@ describe.each(TRANSPORT_RUNTIMES)('ranged reads through the gateway (%s runtime)
       // A HEAD answers with the GET's status and headers, and no body.
       const head = await rawRequest(gw.endpoint, { method: 'HEAD', ...request }, READER);
       const headRange = head.headers['content-range'];
-      const expectedHead = { status: expected.status, contentRange: expected.contentRange, length: expected.status < 300 ? String(body.length) : undefined };
+      const length = expected.status < 300 ? reportedLength(runtime, body.length) : undefined;
+      const expectedHead = { status: expected.status, contentRange: expected.contentRange, length: length === undefined ? undefined : String(length) };
       const gotHead = { status: head.status, contentRange: headRange, length: head.status < 300 ? head.headers['content-length'] : undefined };
       if (JSON.stringify(gotHead) !== JSON.stringify(expectedHead)) mismatches.push(`HEAD ${request.target}: ${JSON.stringify(gotHead)}, S3 ${JSON.stringify(expectedHead)}`);
     }

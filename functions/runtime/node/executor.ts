@@ -40,6 +40,18 @@ export interface NodeGateway {
 /** The most of an unwanted backend body read through to keep its connection. */
 const DRAIN_LIMIT_BYTES = 64 * 1024;
 
+/**
+ * Drops a backend body the client will not get. A short one is read to its end, so its connection serves the
+ * next request; a longer one (an object read for its headers: a 304, a 412, a part it lacks) is given up with
+ * its connection, which costs less than reading it through. A body still flowing when the client's response
+ * ends may be aborted then: that error has no reader, and must not end the process.
+ */
+export function discardBody(body: WireResponse): void {
+  body.on('error', () => undefined);
+  if (body.whole || Number(body.headers['content-length']) <= DRAIN_LIMIT_BYTES) body.resume();
+  else body.destroy();
+}
+
 /** The dispatch loop's primitives on Node streams and the HTTP/1.1 backend client. Stateless: one for all. */
 class NodeRuntime implements DispatchRuntime<NodeExchange, WireResponse, ExchangeResult> {
   collectBody(exchange: NodeExchange, maxBytes: number): Promise<Uint8Array | 'too-large' | 'stalled'> {
@@ -58,14 +70,8 @@ class NodeRuntime implements DispatchRuntime<NodeExchange, WireResponse, Exchang
     return NodeHeaders.fromIncoming(backend.headers);
   }
 
-  /**
-   * A short body is read to its end, so its connection serves the next request; a longer one (an object
-   * read for its headers: a 304, a 412, a part it lacks) is given up with its connection, which costs less
-   * than reading it through.
-   */
   discard(backend: WireResponse): void {
-    if (backend.whole || Number(backend.headers['content-length']) <= DRAIN_LIMIT_BYTES) backend.resume();
-    else backend.destroy();
+    discardBody(backend);
   }
 
   async readBackendBody(backend: WireResponse, maxBytes: number): Promise<Uint8Array | undefined> {

@@ -1,5 +1,6 @@
 import { Readable, Writable } from 'node:stream';
-import { coalesceWrites } from '../../../functions/runtime/node/executor';
+import { coalesceWrites, discardBody } from '../../../functions/runtime/node/executor';
+import { WireResponse } from '../../../functions/runtime/node/http1/response';
 
 /** A sink that records each batch it is asked to write at once (one syscall on a socket). */
 function recordingSink(): { sink: Writable; batches: string[][]; finished: Promise<void> } {
@@ -59,5 +60,40 @@ describe('Node executor: coalesced writes of a large body', () => {
     body.pipe(sink);
     await finished;
     expect(batches).toEqual([['a'], ['b'], ['c']]);
+  });
+});
+
+describe('Node executor: a backend body the client will not get', () => {
+  function backendBody(contentLength: number): WireResponse {
+    const body = new WireResponse();
+    body.headers['content-length'] = String(contentLength);
+    return body;
+  }
+
+  it('GIVEN a short body THEN it is read to its end, so its connection can serve again', async () => {
+    const body = backendBody(1000);
+    discardBody(body);
+    body.push(Buffer.alloc(1000));
+    body.push(null);
+    await new Promise((resolve) => body.once('end', resolve));
+    expect(body.destroyed).toBe(true); // autoDestroy, once read to its end
+  });
+
+  it('GIVEN a body over 64 KiB THEN it is given up at once, with its connection', () => {
+    const body = backendBody(64 * 1024 + 1);
+    let gaveUp = false;
+    body.onDestroy = () => (gaveUp = true);
+    discardBody(body);
+    expect(gaveUp).toBe(true);
+  });
+
+  it('GIVEN a body being read through WHEN it is aborted (the client\'s response ended) THEN the error reaches no one and the process lives', async () => {
+    const body = backendBody(1000);
+    discardBody(body);
+    body.push(Buffer.alloc(10));
+    body.destroy(new Error('The client went away'));
+    // An 'error' nobody listens for is thrown on the next tick, failing this spec as an uncaught exception.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(body.destroyed).toBe(true);
   });
 });
