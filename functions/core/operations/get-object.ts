@@ -92,10 +92,10 @@ function readHeaders(ctx: BucketContext): HeaderMap {
 }
 
 /**
- * The read's query for the backend (`partNumber` only where the store keeps parts). A `response-*` override becomes a response header, so one holding a
- * control character (CR and LF included) is refused with 400 before anything is sent: passed on, it reaches
- * the backend, which may answer with a broken response (Ceph RGW writes a second status line into its answer
- * for any of them, HTAB too) or a header no runtime can send.
+ * The read's query for the backend, `partNumber` only where the store keeps parts. A `response-*` override
+ * becomes a response header, so one holding a control character (CR and LF included) is refused with 400
+ * before anything is sent: passed on, it reaches the backend, which may answer with a broken response (Ceph
+ * RGW writes a second status line into its answer for any of them, HTAB too) or a header no runtime can send.
  */
 function readQuery(ctx: BucketContext, keepsParts: boolean): HeaderMap {
   const out: HeaderMap = {};
