@@ -75,6 +75,11 @@ function answer(res: RawResponse): Answer {
   return { status: res.status, contentRange: typeof contentRange === 'string' ? contentRange : undefined, body: res.bytes.toString('hex') };
 }
 
+/** An answer as a mismatch reports it: the body by its length. */
+function brief(a: Answer): string {
+  return JSON.stringify({ ...a, body: a.body === undefined ? undefined : `${a.body.length / 2} bytes` });
+}
+
 /** What S3 answers `range` with for `body`. */
 function s3Answer(range: string, body: Buffer): Answer {
   const whole: Answer = { status: 200, body: body.toString('hex') };
@@ -133,7 +138,6 @@ describe.each(TRANSPORT_RUNTIMES)('ranged reads through the gateway (%s runtime)
       const expected = s3Answer(range, key === 'r.bin' ? BODY : Buffer.alloc(0));
       const got = answer(await rawRequest(gw.endpoint, { method: 'GET', target: `/${bucket}/${key}`, headers: { range } }, READER));
       if (JSON.stringify(got) !== JSON.stringify(expected)) {
-        const brief = (a: Answer): string => JSON.stringify({ ...a, body: a.body === undefined ? undefined : `${a.body.length / 2} bytes` });
         mismatches.push(`${key} Range: ${JSON.stringify(range)}: ${brief(got)}, S3 ${brief(expected)}`);
       }
     }
@@ -156,13 +160,12 @@ describe.each(ADAPTER_RUNTIMES)('part reads through the gateway (%s runtime)', (
       const headers: Record<string, string> = read.range === undefined ? {} : { range: read.range };
       const request = { target: `/${bucket}/${key}?partNumber=${encodeURIComponent(read.partNumber)}`, headers };
       const got = answer(await rawRequest(gw.endpoint, { method: 'GET', ...request }, READER));
-      if (JSON.stringify(got) !== JSON.stringify(expected)) mismatches.push(`GET ${request.target} ${JSON.stringify(request.headers)}: ${JSON.stringify(got)}, S3 ${JSON.stringify(expected)}`);
+      if (JSON.stringify(got) !== JSON.stringify(expected)) mismatches.push(`GET ${request.target} ${JSON.stringify(headers)}: ${brief(got)}, S3 ${brief(expected)}`);
       // A HEAD answers with the GET's status and headers, and no body.
       const head = await rawRequest(gw.endpoint, { method: 'HEAD', ...request }, READER);
-      const headRange = head.headers['content-range'];
       const length = expected.status < 300 ? reportedLength(runtime, body.length) : undefined;
       const expectedHead = { status: expected.status, contentRange: expected.contentRange, length: length === undefined ? undefined : String(length) };
-      const gotHead = { status: head.status, contentRange: headRange, length: head.status < 300 ? head.headers['content-length'] : undefined };
+      const gotHead = { status: head.status, contentRange: head.headers['content-range'], length: head.status < 300 ? head.headers['content-length'] : undefined };
       if (JSON.stringify(gotHead) !== JSON.stringify(expectedHead)) mismatches.push(`HEAD ${request.target}: ${JSON.stringify(gotHead)}, S3 ${JSON.stringify(expectedHead)}`);
     }
     expect(mismatches).toEqual([]);
