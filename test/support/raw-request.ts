@@ -76,6 +76,8 @@ export async function rawRequest(endpoint: string, req: RawRequest, keys?: Keys,
         const bytes = Buffer.concat(chunks);
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: bytes.toString(), bytes });
       });
+      // A response cut before its end (the server died) fails the spec at once rather than at its timeout.
+      res.on('error', reject);
     });
     r.on('error', reject);
     r.end(req.body);
