@@ -7,8 +7,16 @@ import type { Socket } from 'node:net';
  */
 export interface Daemon {
   readonly port: number;
+  /**
+   * Settles only if the daemon exits before `stop()`: why, with the end of its output. A backend that
+   * died would otherwise leave its gateway answering 503 with no word of the cause.
+   */
+  readonly died: Promise<string>;
   stop(): Promise<void>;
 }
+
+/** How much of a daemon's latest output is kept for `died`: enough for a stack trace. */
+const TAIL_CHARS = 4096;
 
 export interface DaemonOptions {
   /** Named in errors. */
@@ -24,11 +32,14 @@ export async function startDaemon(args: readonly string[], options: DaemonOption
   const killOnExit = (): void => void child.kill('SIGKILL');
   process.once('exit', killOnExit);
   const port = await listeningPort(child, options);
+  let stopping = false;
   return {
     port,
+    died: diedOf(child, options.name, () => stopping),
     stop: async () => {
+      stopping = true;
       process.off('exit', killOnExit);
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -56,9 +67,6 @@ function listeningPort(child: ChildProcess, options: DaemonOptions): Promise<num
       child.stdout?.off('data', onData);
       child.stderr?.off('data', onData);
       child.off('exit', onExit);
-      // Keep draining its output so a chatty daemon never blocks on a full pipe.
-      child.stdout?.resume();
-      child.stderr?.resume();
       // A running daemon does not keep the parent alive (the parent's exit kills it): a suite whose other
       // servers failed to start, and so never stopped this one, still ends.
       unref(child);
@@ -67,6 +75,24 @@ function listeningPort(child: ChildProcess, options: DaemonOptions): Promise<num
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
     child.once('exit', onExit);
+  });
+}
+
+/** Keeps the end of the daemon's output (draining it, so a chatty daemon never blocks on a full pipe). */
+function diedOf(child: ChildProcess, name: string, stopping: () => boolean): Promise<string> {
+  let tail = '';
+  const keep = (chunk: Buffer): void => {
+    tail = (tail + chunk.toString()).slice(-TAIL_CHARS);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return new Promise((resolve) => {
+    // 'close', not 'exit': its output is read to the end by then.
+    child.once('close', (code, signal) => {
+      if (stopping()) return;
+      const how = signal === null ? `with code ${code}` : `on ${signal}`;
+      resolve(`${name} exited ${how}${tail.trim() === '' ? '' : `; its last output:\n${tail.trimEnd()}`}`);
+    });
   });
 }
 

@@ -14,6 +14,8 @@ export interface S3rver {
   readonly port: number;
   readonly accessKeyId: 'S3RVER';
   readonly secretAccessKey: 'S3RVER';
+  /** Settles only if s3rver exits before `stop()`, saying why (daemon.ts). */
+  readonly died: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export async function startS3rver(options: S3rverOptions = {}): Promise<S3rver> 
     port: daemon.port,
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
+    died: daemon.died,
     stop: async () => {
       await daemon.stop();
       if (temporary) rmSync(directory, { recursive: true, force: true });

@@ -57,15 +57,20 @@ Anonymous reads of the public bucket:
 Press Ctrl-C to stop.
 `);
   let stopping = false;
-  const stop = async (): Promise<void> => {
+  const stop = async (code: number): Promise<void> => {
     if (stopping) return;
     stopping = true;
     await gateway.close();
     await backend.stop();
-    process.exit(0);
+    process.exit(code);
   };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  // Without its backend the gateway would answer every request 503: stop, and say why.
+  void backend.died.then((why) => {
+    console.error(`\nThe local backend stopped: ${why}\nThe gateway stops with it; run npm start again.`);
+    return stop(1);
+  });
 }
 
 main().catch((err: unknown) => {

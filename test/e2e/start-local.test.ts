@@ -1,24 +1,15 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process';
 import { resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 
 /** `npm start` is the first thing a newcomer runs: the aws-cli commands it prints must work as printed. */
 const ROOT = resolve(__dirname, '../..');
 
 it('npm start brings up backend and gateway, and its printed aws-cli commands work', async () => {
-  const child = spawn('npm', ['start', '--silent'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  const { child, output } = await npmStart();
   try {
-    for (let i = 0; i < 300 && !output.includes('Press Ctrl-C'); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(output).toContain('Press Ctrl-C');
-    const exports = [...output.matchAll(/^\s*export (\w+)=(\S+)$/gm)].map((m) => `export ${m[1]}=${m[2]}`);
-    const commands = [...output.matchAll(/^\s*(aws --endpoint-url .*)$/gm)].map((m) => m[1]);
+    const exports = [...output().matchAll(/^\s*export (\w+)=(\S+)$/gm)].map((m) => `export ${m[1]}=${m[2]}`);
+    const commands = [...output().matchAll(/^\s*(aws --endpoint-url .*)$/gm)].map((m) => m[1]);
     expect(commands.length).toBeGreaterThanOrEqual(4);
     for (const command of commands) {
       const run = await shell([...exports, command].join('\n'));
@@ -30,6 +21,35 @@ it('npm start brings up backend and gateway, and its printed aws-cli commands wo
     await new Promise((r) => child.once('exit', r));
   }
 }, 120_000);
+
+it('npm start stops, saying why, when its backend dies', async () => {
+  const { child, output } = await npmStart();
+  const exited = new Promise<number | null>((r) => child.once('exit', r));
+  try {
+    execFileSync('pkill', ['-KILL', '-f', 's3rver.js -d .tmp/local-s3']);
+    expect(await exited).toBe(1);
+    expect(output()).toContain('The local backend stopped: s3rver exited on SIGKILL');
+  } finally {
+    if (child.pid && child.exitCode === null) process.kill(-child.pid, 'SIGINT');
+    await exited;
+  }
+}, 120_000);
+
+/** `npm start` on a free gateway port, once it has printed its commands; `output` reads all it printed. */
+async function npmStart(): Promise<{ child: ChildProcessByStdio<null, Readable, Readable>; output: () => string }> {
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let text = '';
+  child.stdout.on('data', (c: Buffer) => (text += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (text += c.toString()));
+  for (let i = 0; i < 300 && !text.includes('Press Ctrl-C'); i++) await new Promise((r) => setTimeout(r, 100));
+  expect(text).toContain('Press Ctrl-C');
+  return { child, output: () => text };
+}
 
 function shell(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
