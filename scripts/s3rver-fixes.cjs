@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Preloaded into s3rver (scripts/s3rver.ts) to mend six of its departures from S3 that clients of the
+ * Preloaded into s3rver (scripts/s3rver.ts) to mend eight of its departures from S3 that clients of the
  * local default run into. The gateway answers as S3 does on S3 and RGW; these are s3rver's own.
  *
  * - A common prefix holding only deeper "directories" went missing from delimiter listings: its listing
@@ -26,9 +26,21 @@
  *   object before the write, as S3 answers them (412 PreconditionFailed; NoSuchKey for `If-Match` on a
  *   missing key; 501 for an `If-None-Match` other than `*`), with one conditional write at a time, so two
  *   of them cannot both find the key free.
+ * - It wrote a PUT's or a part's bytes straight into the object's file and never read `Content-MD5`, so an
+ *   aborted upload left a truncated object in place of the old one (and its request pending for ever), and
+ *   a body that did not match its digest was stored. Bodies are now written beside the file and renamed
+ *   into place only when whole and matching (400 BadDigest, InvalidDigest for a malformed digest).
+ * - It took parts for any upload id (creating the upload's folder, or one anywhere else for an id holding
+ *   `../`), and completed an upload with parts in any order, with any ETags, and by crashing the whole
+ *   server on a part never uploaded. Those are now S3's 404 NoSuchUpload, 400 InvalidPartOrder and 400
+ *   InvalidPart.
  */
+const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
+const { AsyncLocalStorage } = require('async_hooks');
+const { Transform } = require('stream');
+const { pipeline } = require('stream/promises');
 
 // Before the store module is loaded: it keeps the `walk` it finds when it is.
 const utils = require('s3rver/lib/utils');
@@ -164,5 +176,93 @@ async function storedEtag(store, bucket, key) {
   }
 }
 
-objects.putObject = withPreconditions(objects.putObject);
+/** The Content-MD5 (as hex) that the PutObject or UploadPart being served declared for its body. */
+const declaredMd5 = new AsyncLocalStorage();
+
+function withDeclaredMd5(write) {
+  return function writeWithDigest(ctx) {
+    const header = ctx.headers['content-md5'];
+    if (header === undefined) return write.call(this, ctx);
+    if (!/^[A-Za-z0-9+/]{22}==$/.test(header.trim())) throw new S3Error('InvalidDigest', 'The Content-MD5 you specified was invalid.', { 'Content-MD5': header });
+    return declaredMd5.run(Buffer.from(header.trim(), 'base64').toString('hex'), () => write.call(this, ctx));
+  };
+}
+
+/**
+ * Writes `content` (a Buffer or a stream) to a file beside `target`, renamed into place only once the whole
+ * body arrived and matched a declared Content-MD5: a write cut short or refused leaves `target` as it was.
+ */
+async function writeWhole(target, content) {
+  await fs.promises.mkdir(path.dirname(target), { recursive: true });
+  const partial = `${target}.${crypto.randomBytes(6).toString('hex')}.incomplete`;
+  const hash = crypto.createHash('md5');
+  let size = 0;
+  const measure = new Transform({
+    transform(chunk, _encoding, done) {
+      hash.update(chunk);
+      size += chunk.length;
+      done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(Buffer.isBuffer(content) ? [content] : content, measure, fs.createWriteStream(partial));
+    const md5 = hash.digest('hex');
+    const declared = declaredMd5.getStore();
+    if (declared !== undefined && declared !== md5) {
+      throw new S3Error('BadDigest', 'The Content-MD5 you specified did not match what we received.', { ExpectedDigest: declared, CalculatedDigest: md5 });
+    }
+    await fs.promises.rename(partial, target);
+    return { size, md5 };
+  } catch (err) {
+    await fs.promises.rm(partial, { force: true });
+    throw err;
+  }
+}
+
+FilesystemStore.prototype.putObject = async function putObjectWhole(object) {
+  const { size, md5 } = await writeWhole(this.getResourcePath(object.bucket, object.key, 'object'), object.content);
+  await this.putMetadata(object.bucket, object.key, object.metadata, md5);
+  return { size, md5 };
+};
+
+/** The folder of an upload s3rver began (its ids are hex), or NoSuchUpload. */
+async function uploadDir(store, bucket, uploadId) {
+  const dir = path.join(store.getResourcePath(bucket, undefined, 'uploads'), String(uploadId));
+  const begun = /^[0-9a-f]+$/.test(uploadId) && (await fs.promises.stat(path.join(dir, 'key')).then(() => true, () => false));
+  if (!begun) {
+    throw new S3Error('NoSuchUpload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.', { UploadId: uploadId });
+  }
+  return dir;
+}
+
+FilesystemStore.prototype.putPart = async function putPartWhole(bucket, uploadId, partNumber, content) {
+  const partPath = path.join(await uploadDir(this, bucket, uploadId), String(partNumber));
+  const { size, md5 } = await writeWhole(partPath, content);
+  await fs.promises.writeFile(`${partPath}.md5`, md5);
+  return { size, md5 };
+};
+
+const putObjectMultipart = FilesystemStore.prototype.putObjectMultipart;
+FilesystemStore.prototype.putObjectMultipart = async function completeListedParts(bucket, uploadId, parts) {
+  const dir = await uploadDir(this, bucket, uploadId);
+  for (let i = 1; i < parts.length; i++) {
+    if (!(parts[i].number > parts[i - 1].number)) {
+      throw new S3Error('InvalidPartOrder', 'The list of parts was not in ascending order. Parts must be ordered by part number.', { UploadId: uploadId });
+    }
+  }
+  for (const part of parts) {
+    const stored = await fs.promises.readFile(path.join(dir, `${part.number}.md5`), 'utf8').catch(() => undefined);
+    if (stored === undefined || stored !== part.etag) {
+      throw new S3Error(
+        'InvalidPart',
+        "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
+        { UploadId: uploadId, PartNumber: part.number, ETag: part.etag },
+      );
+    }
+  }
+  return putObjectMultipart.call(this, bucket, uploadId, parts);
+};
+
+objects.putObject = withDeclaredMd5(withPreconditions(objects.putObject));
+objects.uploadPart = withDeclaredMd5(objects.uploadPart);
 objects.completeMultipartUpload = withPreconditions(objects.completeMultipartUpload);
