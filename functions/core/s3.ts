@@ -67,7 +67,7 @@ export class S3Api {
     if (operation.name === 'ListBuckets') {
       authorizeListBuckets(identity);
       const names = mapped?.level === 'root' ? mapped.names : [...config.buckets.keys()];
-      return respond(listBuckets(names, request.requestId, this.deps.createdAt));
+      return respond(listBuckets(names, query, request.requestId, this.deps.createdAt));
     }
     const bucket = config.buckets.get(operation.bucket);
     if (record && bucket) {

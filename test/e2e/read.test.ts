@@ -5,6 +5,7 @@ import {
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
+  paginateListBuckets,
   paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -104,6 +105,17 @@ describe.each(RUNTIMES)('reading through the gateway (%s runtime)', (runtime) =>
         const cli = await awsCli('v1', gw.endpoint, ADMIN, ['s3', 'ls']);
         expect(cli.code).toBe(0);
         for (const name of BUCKET_NAMES) expect(cli.stdout).toContain(name);
+      });
+
+      it('narrows and pages ListBuckets as aws-cli, boto3 and the JS SDK ask', async () => {
+        const cli = await awsCli('v1', gw.endpoint, ADMIN, ['s3', 'ls', '--bucket-name-prefix', 'p']);
+        expect(cli.code).toBe(0);
+        expect(cli.stdout.trim().split('\n').map((line) => line.split(' ').pop())).toEqual(['private', 'public']);
+        const paged = `result = [[b['Name'] for b in p['Buckets']] for p in s3.get_paginator('list_buckets').paginate(PaginationConfig={'PageSize': 2})]`;
+        expect(await boto3('boto3-new', gw.endpoint, ADMIN, paged)).toEqual([['private', 'public'], ['strict', 'tenant'], ['versioned']]);
+        const js: string[] = [];
+        for await (const page of paginateListBuckets({ client: admin, pageSize: 1 }, { Prefix: 't' })) js.push(...(page.Buckets ?? []).map((b) => b.Name ?? ''));
+        expect(js).toEqual(['tenant']);
       });
 
       it('paginates V1 with markers (boto3 paginator)', async () => {
