@@ -252,7 +252,7 @@ FilesystemStore.prototype.putObjectMultipart = async function completeListedPart
   }
   for (const part of parts) {
     const stored = await fs.promises.readFile(path.join(dir, `${part.number}.md5`), 'utf8').catch(() => undefined);
-    if (stored === undefined || stored !== part.etag) {
+    if (stored !== part.etag) {
       throw new S3Error(
         'InvalidPart',
         "One or more of the specified parts could not be found.  The part may not have been uploaded, or the specified entity tag may not match the part's entity tag.",
