@@ -4,9 +4,11 @@
  * 127.0.0.1:8080) with the demo key from local/proxy.toml. Ctrl-C stops both.
  */
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { signRequest } from '../functions/core/sigv4';
 import { nodeBackend } from '../functions/runtime/node/backend';
 import { serve } from '../functions/node-server';
+import { processEnvironment, readListenSettings } from '../functions/runtime/shared/settings';
 import { startS3rver, type S3rver } from './s3rver';
 import { Readable } from 'node:stream';
 
@@ -32,7 +34,25 @@ async function seed(backend: S3rver): Promise<void> {
   if (res.statusCode !== 200) throw new Error(`seeding hello.txt failed with ${res.statusCode}`);
 }
 
+/**
+ * Refuses with what to do when `port` is taken, most often by an `npm start` still running, before anything
+ * starts: either server would otherwise fail half-way with a stack trace.
+ */
+async function ensureFree(host: string, port: number, whose: string, remedy: string): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => {
+      reject(err.code === 'EADDRINUSE' ? new Error(`${whose} port ${host}:${port} is in use (by another npm start?): ${remedy}`) : err);
+    });
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
 async function main(): Promise<void> {
+  const { host, port } = readListenSettings(processEnvironment());
+  await ensureFree('127.0.0.1', BACKEND_PORT, "The local backend's", 'stop what holds it (local/proxy.toml names this port).');
+  await ensureFree(host, port, "The gateway's", 'stop what holds it, or set PORT to another port.');
   mkdirSync('.tmp/local-s3', { recursive: true });
   const backend = await startS3rver({ directory: '.tmp/local-s3', port: BACKEND_PORT, buckets: ['public', 'private'] });
   await seed(backend);

@@ -1,4 +1,5 @@
 import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -34,6 +35,29 @@ it('npm start stops, saying why, when its backend dies', async () => {
     await exited;
   }
 }, 120_000);
+
+it.each([
+  ['the local backend', 4568, false, "The local backend's port 127.0.0.1:4568 is in use"],
+  ['the gateway', 0, true, "The gateway's port 127.0.0.1:"],
+])('npm start refuses to start when the port of %s is taken, saying which', async (_what, port, isGatewayPort, message) => {
+  const holder = createServer();
+  await new Promise<void>((r) => holder.listen(port, '127.0.0.1', r));
+  const held = String((holder.address() as AddressInfo).port);
+  try {
+    const out = await new Promise<{ code: number | null; output: string }>((done) => {
+      const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: { ...process.env, PORT: isGatewayPort ? held : '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+      child.once('close', (code) => done({ code, output }));
+    });
+    expect(out.code).toBe(1);
+    expect(out.output).toContain(message);
+    expect(out.output).not.toContain('    at ');
+  } finally {
+    await new Promise((r) => holder.close(r));
+  }
+}, 60_000);
 
 /** `npm start` on a free gateway port, once it has printed its commands; `output` reads all it printed. */
 async function npmStart(): Promise<{ child: ChildProcessByStdio<null, Readable, Readable>; output: () => string }> {
