@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Preloaded into s3rver (scripts/s3rver.ts) to mend eight of its departures from S3 that clients of the
+ * Preloaded into s3rver (scripts/s3rver.ts) to mend nine of its departures from S3 that clients of the
  * local default run into. The gateway answers as S3 does on S3 and RGW; these are s3rver's own.
  *
  * - A common prefix holding only deeper "directories" went missing from delimiter listings: its listing
@@ -34,6 +34,8 @@
  *   `../`), and completed an upload with parts in any order, with any ETags, and by crashing the whole
  *   server on a part never uploaded. Those are now S3's 404 NoSuchUpload, 400 InvalidPartOrder and 400
  *   InvalidPart.
+ * - It answered GetBucketVersioning (`GET /bucket?versioning`) with a listing of the bucket. It keeps no
+ *   versions, so the answer is now a bucket's that was never versioned: an empty configuration.
  */
 const crypto = require('crypto');
 const fs = require('fs');
@@ -88,9 +90,19 @@ router.routes = function routesWithPartCopies() {
   const dispatch = routes();
   return (ctx, next) => {
     const partCopy = ctx.method === 'PUT' && ctx.query.uploadId && ctx.query.partNumber && 'x-amz-copy-source' in ctx.headers;
-    return partCopy ? uploadPartCopy(ctx) : dispatch(ctx, next);
+    if (partCopy) return uploadPartCopy(ctx);
+    if (ctx.method === 'GET' && 'versioning' in ctx.query && /^\/[^/]+\/?$/.test(ctx.path)) return bucketVersioning(ctx);
+    return dispatch(ctx, next);
   };
 };
+
+/** s3rver keeps no versions: every bucket's configuration is that of one never versioned. */
+async function bucketVersioning(ctx) {
+  const { bucket } = bucketAndKey(ctx.path);
+  if (!(await ctx.store.getBucket(bucket))) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: bucket });
+  ctx.type = 'application/xml';
+  ctx.body = '<?xml version="1.0" encoding="UTF-8"?>\n<VersioningConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"/>';
+}
 
 async function uploadPartCopy(ctx) {
   const target = bucketAndKey(ctx.path);

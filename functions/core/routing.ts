@@ -13,6 +13,7 @@ export type Operation =
   | { readonly name: 'CreateBucket'; readonly bucket: string }
   | { readonly name: 'HeadBucket'; readonly bucket: string }
   | { readonly name: 'GetBucketLocation'; readonly bucket: string }
+  | { readonly name: 'GetBucketVersioning'; readonly bucket: string }
   | { readonly name: 'ListObjects'; readonly bucket: string; readonly version: 1 | 2 }
   | { readonly name: 'ListObjectVersions'; readonly bucket: string }
   | { readonly name: 'ListMultipartUploads'; readonly bucket: string }
@@ -112,6 +113,7 @@ function routeBucket(method: string, bucket: string, query: Query, sub: readonly
     return { name: 'ListObjects', bucket, version: 1 };
   }
   if (method === 'GET' && only('location')) return { name: 'GetBucketLocation', bucket };
+  if (method === 'GET' && only('versioning')) return { name: 'GetBucketVersioning', bucket };
   if (method === 'GET' && only('uploads')) return { name: 'ListMultipartUploads', bucket };
   if (method === 'GET' && only('versions')) return { name: 'ListObjectVersions', bucket };
   if (method === 'HEAD' && sub.length === 0) return { name: 'HeadBucket', bucket };

@@ -569,6 +569,33 @@ describe('Gateway.handle, versions, part copies, tags and CreateBucket (issue 20
     });
   });
 
+  describe('GetBucketVersioning', () => {
+    const versioning = { method: 'GET', path: '/open', query: { versioning: '' } };
+
+    it("an S3 bucket shows its backend bucket's Status and MfaDelete, and nothing else", async () => {
+      const answer = '<VersioningConfiguration><Status>Suspended</Status><MfaDelete>Disabled</MfaDelete><Owner>rgw-user</Owner></VersioningConfiguration>';
+      const seen: BackendRequest[] = [];
+      const res = response(await gateway({}, scripted(() => ({ status: 200, body: answer }), seen)).handle(await signed(READER, versioning)));
+      expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET http://backend.test:9000/data/?versioning=']);
+      expect(text(res)).toContain('<VersioningConfiguration xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Status>Suspended</Status><MfaDelete>Disabled</MfaDelete></VersioningConfiguration>');
+    });
+
+    it("passes the backend's refusal on in the client's terms", async () => {
+      const refusal = { status: 403, body: '<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>' };
+      const res = response(await gateway({}, scripted(() => refusal)).handle(await signed(ADMIN, versioning)));
+      expect([res.status, errorCode({ kind: 'response', response: res })]).toEqual([403, 'AccessDenied']);
+    });
+
+    it('an Azure bucket, which serves no versions here, answers as one never versioned, without a backend call', async () => {
+      const res = response(await gateway({}, noNetwork).handle(await signed(ADMIN, { method: 'GET', path: '/blobs', query: { versioning: '' } })));
+      expect(text(res)).toMatch(/<VersioningConfiguration xmlns="[^"]+"><\/VersioningConfiguration>$/);
+    });
+
+    it('is refused to an anonymous caller, even on a bucket open to reads', async () => {
+      expect(errorCode(await gateway({}, noNetwork).handle(anonymous(versioning)))).toBe('AccessDenied');
+    });
+  });
+
   describe('presigned URLs: signed x-amz-* query parameters are the headers they stand for', () => {
     it('a presigned PUT with x-amz-copy-source is a copy, never an empty PutObject over the destination', async () => {
       const seen: BackendRequest[] = [];

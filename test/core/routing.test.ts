@@ -32,6 +32,7 @@ describe('routeS3: the operations of the specification', () => {
     ['GET', '/b?list-type=2&prefix=a%2F&delimiter=%2F', {}, { name: 'ListObjects', bucket: 'b', version: 2 }],
     ['HEAD', '/b', {}, { name: 'HeadBucket', bucket: 'b' }],
     ['GET', '/b?location', {}, { name: 'GetBucketLocation', bucket: 'b' }],
+    ['GET', '/b?versioning', {}, { name: 'GetBucketVersioning', bucket: 'b' }],
     ['GET', '/b?uploads', {}, { name: 'ListMultipartUploads', bucket: 'b' }],
     ['POST', '/b?delete', {}, { name: 'DeleteObjects', bucket: 'b' }],
     ['POST', '/b', {}, { name: 'PostObject', bucket: 'b' }],
@@ -111,7 +112,6 @@ describe('routeS3: parameters that are not sub-resources are ignored', () => {
 
 describe('routeS3: requests the gateway does not serve are NotImplemented, never misrouted', () => {
   it.each<[string, string, Record<string, string>]>([
-    ['GET', '/b?versioning', {}],
     ['GET', '/b?acl', {}],
     ['GET', '/b?policy', {}],
     ['GET', '/b?tagging', {}],
@@ -156,7 +156,7 @@ describe('routeS3: requests the gateway does not serve are NotImplemented, never
   });
 
   it('names the refused sub-resource in the message', () => {
-    expect(refusal('GET', '/b?versioning').message).toBe('GET on the bucket sub-resource ?versioning is not implemented by this gateway');
+    expect(refusal('GET', '/b?policy').message).toBe('GET on the bucket sub-resource ?policy is not implemented by this gateway');
     expect(refusal('POST', '/b/k').message).toBe('POST on this object path is not implemented by this gateway');
   });
 

@@ -1,4 +1,5 @@
 import {
+  GetBucketVersioningCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListBucketsCommand,
@@ -377,7 +378,7 @@ result = s3.generate_presigned_url('get_object', Params={'Bucket': 'strict', 'Ke
 
   describe('bucket sub-resources are never misrouted', () => {
     it.each([
-      ['GET', '/strict?versioning'],
+      ['GET', '/strict?policy'],
       ['GET', '/strict?acl'],
       ['PUT', '/strict?versioning'],
       ['DELETE', '/strict'],
@@ -387,6 +388,21 @@ result = s3.generate_presigned_url('get_object', Params={'Bucket': 'strict', 'Ke
       const res = await rawRequest(gw.endpoint, { method, target }, ADMIN);
       expect(res.status).toBe(501);
       expect(errorCode(res.body)).toBe('NotImplemented');
+    });
+
+    it('GET ?versioning answers whether the bucket keeps versions, as its backend bucket does', async () => {
+      const status = async (bucket: string) => {
+        const cli = await awsCli('v1', gw.endpoint, ADMIN, ['s3api', 'get-bucket-versioning', '--bucket', bucket]);
+        expect({ bucket, code: cli.code, stderr: cli.stderr }).toEqual({ bucket, code: 0, stderr: '' });
+        return cli.stdout.trim() === '' ? {} : JSON.parse(cli.stdout);
+      };
+      // RGW also states MfaDelete, which the gateway passes on.
+      expect(await status('versioned')).toEqual({ Status: 'Enabled', MFADelete: 'Disabled' });
+      expect(await status('strict')).toEqual({});
+      expect(await status('public')).toEqual({});
+      const res = await rawRequest(gw.endpoint, { method: 'GET', target: '/versioned?versioning' }, ADMIN);
+      expect(res.body).toMatch(/<VersioningConfiguration xmlns="http:\/\/s3.amazonaws.com\/doc\/2006-03-01\/"><Status>Enabled<\/Status><MfaDelete>Disabled<\/MfaDelete><\/VersioningConfiguration>$/);
+      expect(await codeOf(anonymous.send(new GetBucketVersioningCommand({ Bucket: 'public' })))).toBe('AccessDenied');
     });
 
     it('GET ?location answers the location, not a listing', async () => {

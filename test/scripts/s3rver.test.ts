@@ -3,6 +3,7 @@ import {
   CopyObjectCommand,
   CreateMultipartUploadCommand,
   DeleteObjectsCommand,
+  GetBucketVersioningCommand,
   GetObjectCommand,
   ListObjectsCommand,
   ListObjectsV2Command,
@@ -21,11 +22,11 @@ import { jsClient } from '../support/clients';
 import { copySource, readText } from '../e2e/fixtures';
 
 /**
- * The s3rver that `npm start` and the suites run answers eight things as S3 does that s3rver alone does
+ * The s3rver that `npm start` and the suites run answers nine things as S3 does that s3rver alone does
  * not (scripts/s3rver-fixes.cjs): delimiter listings over folders that hold only deeper folders, copies of
  * keys with the characters `decodeURI` leaves encoded, suffix ranges, part copies, batch deletes of keys
  * that share a folder, conditional writes, uploads cut short or not matching their Content-MD5, and
- * multipart uploads completed with parts it does not hold.
+ * multipart uploads completed with parts it does not hold, and GetBucketVersioning.
  */
 let s3rver: S3rver;
 let s3: S3Client;
@@ -246,3 +247,11 @@ async function eventually(check: () => void, timeoutMs = 3000): Promise<void> {
     }
   }
 }
+
+describe('GetBucketVersioning', () => {
+  it('answers as for a bucket never versioned (s3rver keeps no versions), and NoSuchBucket for none', async () => {
+    const out = await s3.send(new GetBucketVersioningCommand({ Bucket: 'b' }));
+    expect([out.Status, out.MFADelete]).toEqual([undefined, undefined]);
+    await expect(s3.send(new GetBucketVersioningCommand({ Bucket: 'nope' }))).rejects.toMatchObject({ name: 'NoSuchBucket' });
+  });
+});

@@ -33,6 +33,7 @@ export const RULES: Readonly<Record<Exclude<OperationName, 'ListBuckets' | 'Crea
   ListObjects: { action: 'list_bucket', anonymous: true, sigv2: false },
   HeadBucket: { action: 'list_bucket', anonymous: true, sigv2: false },
   GetBucketLocation: { action: 'list_bucket', anonymous: true, sigv2: false },
+  GetBucketVersioning: { action: 'list_bucket', anonymous: false, sigv2: false },
   ListObjectVersions: { action: 'list_bucket_versions', anonymous: false, sigv2: false },
   // Uploads in progress are not part of the anonymous ListBucket grant.
   ListMultipartUploads: { action: 'list_bucket', anonymous: false, sigv2: false },

@@ -6,6 +6,7 @@ import type { BucketContext } from '../context';
 import type { Dispatch } from '../http';
 import type { BucketOperation } from '../routing';
 import { abortMultipartUpload } from './abort-multipart-upload';
+import { getBucketVersioning } from './bucket-versioning';
 import { bucketRead } from './buckets';
 import { completeMultipartUpload } from './complete-multipart-upload';
 import { copyObject } from './copy-object';
@@ -38,6 +39,7 @@ const OPERATIONS: { readonly [N in BucketOperation['name']]: Handler<N> } = {
   ListObjectVersions: listObjectVersions,
   HeadBucket: bucketRead,
   GetBucketLocation: bucketRead,
+  GetBucketVersioning: getBucketVersioning,
   CreateMultipartUpload: createMultipartUpload,
   UploadPart: uploadPart,
   UploadPartCopy: uploadPartCopy,

@@ -53,7 +53,7 @@ const CASES: ReadonlyArray<readonly [string, Identity, Bucket, readonly string[]
     'a read-only key on reports/',
     key([{ bucket: 'data', prefixes: ['reports/'], actions: ['get_object', 'head_object', 'list_bucket'] }]),
     PRIVATE,
-    ['GetObject', 'HeadObject', 'ListObjects', 'HeadBucket', 'GetBucketLocation', 'ListMultipartUploads', 'ListParts'],
+    ['GetObject', 'HeadObject', 'ListObjects', 'HeadBucket', 'GetBucketLocation', 'GetBucketVersioning', 'ListMultipartUploads', 'ListParts'],
   ],
   ['a key on another prefix', key([{ bucket: 'data', prefixes: ['other/'], actions: ALL }]), PRIVATE, []],
   ['a key on prefix "reports" (covers reports/…, not reportsX)', key([{ bucket: 'data', prefixes: ['reports'], actions: ['get_object'] }]), PRIVATE, ['GetObject']],
@@ -65,7 +65,7 @@ const CASES: ReadonlyArray<readonly [string, Identity, Bucket, readonly string[]
     'a key with list_bucket: no version listing',
     key([{ bucket: 'data', prefixes: [], actions: ['list_bucket'] }]),
     PRIVATE,
-    ['ListObjects', 'HeadBucket', 'GetBucketLocation', 'ListMultipartUploads', 'ListParts'],
+    ['ListObjects', 'HeadBucket', 'GetBucketLocation', 'GetBucketVersioning', 'ListMultipartUploads', 'ListParts'],
   ],
   ['a key with list_bucket_versions only', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['list_bucket_versions'] }]), PRIVATE, ['ListObjectVersions']],
   [
