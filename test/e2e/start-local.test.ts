@@ -44,34 +44,34 @@ it.each([
   await new Promise<void>((r) => holder.listen(port, '127.0.0.1', r));
   const held = String((holder.address() as AddressInfo).port);
   try {
-    const out = await new Promise<{ code: number | null; output: string }>((done) => {
-      const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: { ...process.env, PORT: isGatewayPort ? held : '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-      child.once('close', (code) => done({ code, output }));
-    });
-    expect(out.code).toBe(1);
-    expect(out.output).toContain(message);
-    expect(out.output).not.toContain('    at ');
+    const { child, output } = spawnNpmStart(isGatewayPort ? held : '0');
+    expect(await new Promise<number | null>((done) => child.once('close', done))).toBe(1);
+    expect(output()).toContain(message);
+    expect(output()).not.toContain('    at ');
   } finally {
     await new Promise((r) => holder.close(r));
   }
 }, 60_000);
 
 /** `npm start` on a free gateway port, once it has printed its commands; `output` reads all it printed. */
-async function npmStart(): Promise<{ child: ChildProcessByStdio<null, Readable, Readable>; output: () => string }> {
-  const child = spawn('npm', ['start', '--silent'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+async function npmStart(): Promise<NpmStart> {
+  const started = spawnNpmStart('0');
+  for (let i = 0; i < 300 && !started.output().includes('Press Ctrl-C'); i++) await new Promise((r) => setTimeout(r, 100));
+  expect(started.output()).toContain('Press Ctrl-C');
+  return started;
+}
+
+interface NpmStart {
+  readonly child: ChildProcessByStdio<null, Readable, Readable>;
+  readonly output: () => string;
+}
+
+/** `npm start` in a process group of its own (so SIGINT reaches the servers it starts), on the gateway port `port`. */
+function spawnNpmStart(port: string): NpmStart {
+  const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env: { ...process.env, PORT: port }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let text = '';
   child.stdout.on('data', (c: Buffer) => (text += c.toString()));
   child.stderr.on('data', (c: Buffer) => (text += c.toString()));
-  for (let i = 0; i < 300 && !text.includes('Press Ctrl-C'); i++) await new Promise((r) => setTimeout(r, 100));
-  expect(text).toContain('Press Ctrl-C');
   return { child, output: () => text };
 }
 
