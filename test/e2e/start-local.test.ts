@@ -43,12 +43,16 @@ it.each([
   const holder = createServer();
   await new Promise<void>((r) => holder.listen(port, '127.0.0.1', r));
   const held = String((holder.address() as AddressInfo).port);
+  const { child, output } = spawnNpmStart(isGatewayPort ? held : '0');
+  const closed = new Promise<number | null>((done) => child.once('close', done));
+  // Should it start after all, it is stopped when the spec has failed on it.
+  const stopper = setTimeout(() => child.pid && process.kill(-child.pid, 'SIGINT'), 30_000);
   try {
-    const { child, output } = spawnNpmStart(isGatewayPort ? held : '0');
-    expect(await new Promise<number | null>((done) => child.once('close', done))).toBe(1);
+    expect(await closed).toBe(1);
     expect(output()).toContain(message);
     expect(output()).not.toContain('    at ');
   } finally {
+    clearTimeout(stopper);
     await new Promise((r) => holder.close(r));
   }
 }, 60_000);
