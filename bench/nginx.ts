@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../scripts/ports';
 import { spawnServer } from './session';
 
 /**
@@ -16,16 +16,7 @@ export interface Nginx {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** `upstreams` are `host:port` or URLs; `'files'` names this nginx's own file server. */
 export async function startNginx(dir: string, root: string, upstreams: readonly string[]): Promise<Nginx> {

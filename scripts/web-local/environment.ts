@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
+import { freePort } from '../ports';
 
 /**
  * One Web Function execution environment, locally: the function's entry in a process of its own with
@@ -78,16 +79,5 @@ function accepts(port: number): Promise<boolean> {
       resolvePromise(true);
     });
     socket.once('error', () => resolvePromise(false));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolvePromise(port));
-    });
   });
 }

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { NODE_SERVER_FLAGS } from '../../functions/node-server';
@@ -219,17 +218,8 @@ export interface GatewayOptions {
   readonly logFile?: string;
 }
 
-/** A loopback port that was free a moment ago (the OS may hand it out again, so use it promptly). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolvePromise(port));
-    });
-  });
-}
+/** A port for `GatewayOptions.port`, chosen where no other process takes it meanwhile (scripts/ports.ts). */
+export { freePort } from '../../scripts/ports';
 
 const ROOT = resolve(__dirname, '../..');
 const LOG_TAIL = 1 << 20;

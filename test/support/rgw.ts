@@ -10,7 +10,7 @@ import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { constants as fsConstants, closeSync, openSync, rmSync } from 'node:fs';
 import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, AddressInfo, Server } from 'node:net';
+import { freePorts } from '../../scripts/ports';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import {
@@ -125,22 +125,6 @@ async function assertCephInstalled(): Promise<void> {
     `Ceph RGW test harness: missing ${missing.join(', ')} (Debian packages: ${packages}). ` +
       `Install with: ${INSTALL_HINT}`,
   );
-}
-
-function listenOnFreePort(): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  });
-}
-
-/** Holds all servers open at once so the ports returned are distinct from each other. */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: count }, listenOnFreePort));
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-  return ports;
 }
 
 // ---- ceph.conf ----
