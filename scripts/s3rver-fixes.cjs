@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Preloaded into s3rver (scripts/s3rver.ts) to mend nine of its departures from S3 that clients of the
+ * Preloaded into s3rver (scripts/s3rver.ts) to mend ten of its departures from S3 that clients of the
  * local default run into. The gateway answers as S3 does on S3 and RGW; these are s3rver's own.
  *
  * - A common prefix holding only deeper "directories" went missing from delimiter listings: its listing
@@ -36,6 +36,8 @@
  *   InvalidPart.
  * - It answered GetBucketVersioning (`GET /bucket?versioning`) with a listing of the bucket. It keeps no
  *   versions, so the answer is now a bucket's that was never versioned: an empty configuration.
+ * - It had no AbortMultipartUpload (405 MethodNotAllowed), so an upload that aws-cli, boto3 or the JS
+ *   SDK's lib-storage gave up on stayed on disk. An abort now removes the upload and its parts.
  */
 const crypto = require('crypto');
 const fs = require('fs');
@@ -84,17 +86,29 @@ function bucketAndKey(encodedPath) {
   return { bucket, key: key.join('/') };
 }
 
-// s3rver's router refuses a part copy before any controller runs, so it is answered ahead of the router.
+// s3rver's router refuses a part copy and an abort, and lists a bucket for `?versioning`, before any
+// controller runs, so these are answered ahead of the router.
 const routes = router.routes.bind(router);
-router.routes = function routesWithPartCopies() {
+router.routes = function routesWithMissingOperations() {
   const dispatch = routes();
   return (ctx, next) => {
+    const objectPath = /^\/[^/]+\/./.test(ctx.path);
     const partCopy = ctx.method === 'PUT' && ctx.query.uploadId && ctx.query.partNumber && 'x-amz-copy-source' in ctx.headers;
     if (partCopy) return uploadPartCopy(ctx);
-    if (ctx.method === 'GET' && 'versioning' in ctx.query && /^\/[^/]+\/?$/.test(ctx.path)) return bucketVersioning(ctx);
+    if (ctx.method === 'DELETE' && objectPath && ctx.query.uploadId !== undefined) return abortUpload(ctx);
+    if (ctx.method === 'GET' && !objectPath && 'versioning' in ctx.query) return bucketVersioning(ctx);
     return dispatch(ctx, next);
   };
 };
+
+/** AbortMultipartUpload: the upload and its parts are removed (204); one not begun, or ended, is NoSuchUpload. */
+async function abortUpload(ctx) {
+  const { bucket, key } = bucketAndKey(ctx.path);
+  const dir = await uploadDir(ctx.store, bucket, ctx.query.uploadId);
+  if ((await fs.promises.readFile(path.join(dir, 'key'), 'utf8')) !== key) throw noSuchUpload(ctx.query.uploadId);
+  await fs.promises.rm(dir, { recursive: true, force: true });
+  ctx.status = 204;
+}
 
 /** s3rver keeps no versions: every bucket's configuration is that of one never versioned. */
 async function bucketVersioning(ctx) {
@@ -241,10 +255,12 @@ FilesystemStore.prototype.putObject = async function putObjectWhole(object) {
 async function uploadDir(store, bucket, uploadId) {
   const dir = path.join(store.getResourcePath(bucket, undefined, 'uploads'), String(uploadId));
   const begun = /^[0-9a-f]+$/.test(uploadId) && (await fs.promises.stat(path.join(dir, 'key')).then(() => true, () => false));
-  if (!begun) {
-    throw new S3Error('NoSuchUpload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.', { UploadId: uploadId });
-  }
+  if (!begun) throw noSuchUpload(uploadId);
   return dir;
+}
+
+function noSuchUpload(uploadId) {
+  return new S3Error('NoSuchUpload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.', { UploadId: uploadId });
 }
 
 FilesystemStore.prototype.putPart = async function putPartWhole(bucket, uploadId, partNumber, content) {

@@ -28,7 +28,7 @@ import { WRITER, exists, readBytes, writeConfig } from './write-fixtures';
 /**
  * Multipart uploads with the tools that use them (aws-cli, boto3's transfer manager, lib-storage), the
  * control operations mapped into the virtual bucket's name and key space, and conditional completion.
- * RGW enforces S3's 5 MiB minimum part size; s3rver has no ListParts, ListMultipartUploads or Abort.
+ * RGW enforces S3's 5 MiB minimum part size; s3rver has no ListParts or ListMultipartUploads.
  *
  * A runtime with a request limit (Lambda: about 4.5 MB per request, `RUNTIME_LIMITS`) cannot take parts of
  * 5 MiB or more: there each such specification asserts the documented outcome instead (the front's 413,
@@ -163,8 +163,8 @@ except Exception as e:
             expect(out.Bucket).toBe(bucket);
             expect(sha(await readBytes(client, backendBucket, key))).toBe(sha(big.subarray(0, 12 * MiB)));
           } else {
-            // leavePartsOnError: lib-storage would otherwise abort the upload and report the abort's outcome
-            // instead of the part's (s3rver has no Abort: 405). RGW's upload is inspected and aborted below.
+            // leavePartsOnError: lib-storage would otherwise abort the upload, and RGW's is inspected and aborted
+            // below.
             const upload = new Upload({ client: admin, params: { Bucket: bucket, Key: key, Body: body }, partSize: 5 * MiB, queueSize: 2, leavePartsOnError: true });
             const failed = await upload.done().then(() => undefined, (err: unknown) => err as S3ServiceException);
             refusedByFront(failed?.$metadata?.httpStatusCode);

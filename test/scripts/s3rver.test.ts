@@ -1,4 +1,5 @@
 import {
+  AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CopyObjectCommand,
   CreateMultipartUploadCommand,
@@ -22,11 +23,11 @@ import { jsClient } from '../support/clients';
 import { copySource, readText } from '../e2e/fixtures';
 
 /**
- * The s3rver that `npm start` and the suites run answers nine things as S3 does that s3rver alone does
+ * The s3rver that `npm start` and the suites run answers ten things as S3 does that s3rver alone does
  * not (scripts/s3rver-fixes.cjs): delimiter listings over folders that hold only deeper folders, copies of
  * keys with the characters `decodeURI` leaves encoded, suffix ranges, part copies, batch deletes of keys
  * that share a folder, conditional writes, uploads cut short or not matching their Content-MD5, and
- * multipart uploads completed with parts it does not hold, and GetBucketVersioning.
+ * multipart uploads completed with parts it does not hold or aborted, and GetBucketVersioning.
  */
 let s3rver: S3rver;
 let s3: S3Client;
@@ -213,6 +214,17 @@ describe('multipart uploads', () => {
     await expect(complete([{ PartNumber: 1, ETag: one.ETag }, { PartNumber: 3, ETag: two.ETag }])).rejects.toMatchObject({ name: 'InvalidPart' });
     await complete([{ PartNumber: 1, ETag: one.ETag }, { PartNumber: 2, ETag: two.ETag }]);
     expect(await readText(s3, 'b', 'mp/obj')).toBe('one,two');
+  });
+
+  it('abort an upload: its parts are gone, and it is NoSuchUpload from then on', async () => {
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'b', Key: 'mp/aborted' }));
+    const { ETag } = await s3.send(new UploadPartCommand({ Bucket: 'b', Key: 'mp/aborted', UploadId, PartNumber: 1, Body: 'x' }));
+    await expect(s3.send(new AbortMultipartUploadCommand({ Bucket: 'b', Key: 'mp/other', UploadId }))).rejects.toMatchObject({ name: 'NoSuchUpload' });
+    await s3.send(new AbortMultipartUploadCommand({ Bucket: 'b', Key: 'mp/aborted', UploadId }));
+    expect(readdirSync(join(directory, 'b', '._S3rver_uploads'))).not.toContain(UploadId);
+    await expect(s3.send(new AbortMultipartUploadCommand({ Bucket: 'b', Key: 'mp/aborted', UploadId }))).rejects.toMatchObject({ name: 'NoSuchUpload', $metadata: { httpStatusCode: 404 } });
+    const complete = new CompleteMultipartUploadCommand({ Bucket: 'b', Key: 'mp/aborted', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag }] } });
+    await expect(s3.send(complete)).rejects.toMatchObject({ name: 'NoSuchUpload' });
   });
 
   it('answer NoSuchUpload for an upload completed already', async () => {
