@@ -23,7 +23,7 @@ export async function freePorts(count: number): Promise<number[]> {
   for (let attempt = 0; chosen.size < count; attempt++) {
     if (attempt >= 200) throw new Error(`no free loopback port found between ${LOWEST} and ${end}`);
     const port = LOWEST + Math.floor(Math.random() * (end - LOWEST));
-    if (!chosen.has(port) && (await isFree(port))) chosen.add(port);
+    if (!chosen.has(port) && (await isFree(port).catch(() => false))) chosen.add(port);
   }
   return [...chosen];
 }
@@ -39,10 +39,11 @@ function ephemeralStart(): number {
   return 32_768;
 }
 
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
+/** Whether a server could listen on `port` at `host` now: false when it is in use; other failures reject. */
+export function isFree(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve, reject) => {
     const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? resolve(false) : reject(err)));
+    server.listen(port, host, () => server.close(() => resolve(true)));
   });
 }

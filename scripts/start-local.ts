@@ -4,11 +4,11 @@
  * 127.0.0.1:8080) with the demo key from local/proxy.toml. Ctrl-C stops both.
  */
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { signRequest } from '../functions/core/sigv4';
 import { nodeBackend } from '../functions/runtime/node/backend';
 import { serve } from '../functions/node-server';
 import { processEnvironment, readListenSettings } from '../functions/runtime/shared/settings';
+import { isFree } from './ports';
 import { startS3rver, type S3rver } from './s3rver';
 import { Readable } from 'node:stream';
 
@@ -39,14 +39,7 @@ async function seed(backend: S3rver): Promise<void> {
  * starts: either server would otherwise fail half-way with a stack trace.
  */
 async function ensureFree(host: string, port: number, whose: string, remedy: string): Promise<void> {
-  if (port === 0) return;
-  await new Promise<void>((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) => {
-      reject(err.code === 'EADDRINUSE' ? new Error(`${whose} port ${host}:${port} is in use (by another npm start?): ${remedy}`) : err);
-    });
-    probe.listen(port, host, () => probe.close(() => resolve()));
-  });
+  if (port !== 0 && !(await isFree(port, host))) throw new Error(`${whose} port ${host}:${port} is in use (by another npm start?): ${remedy}`);
 }
 
 async function main(): Promise<void> {

@@ -3,10 +3,10 @@ import type { Identity } from '../auth/identity';
 import type { Bucket } from '../config/types';
 import { S3Error, accessDenied } from '../errors';
 import type { ProxyResponse } from '../http';
-import { authorizeBucket, respond, type Handler } from './operation';
 import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from '../bytes/encoding';
 import type { Query } from '../query';
 import { emptyResponse, s3Xml } from '../responses';
+import { authorizeBucket, respond, type Handler } from './operation';
 
 /** Bucket-level operations that need no backend call: ListBuckets, CreateBucket, HeadBucket, GetBucketLocation. */
 
@@ -20,9 +20,9 @@ import { emptyResponse, s3Xml } from '../responses';
  */
 export function listBuckets(names: readonly string[], query: Query, requestId: string, createdAt: string): ProxyResponse {
   const { prefix, region, maxBuckets, after } = listBucketsParams(query);
-  const listed = [...names]
-    .sort()
-    .filter((name) => name.startsWith(prefix ?? '') && (region === undefined || region === GATEWAY_REGION) && (after === undefined || name > after));
+  // Every virtual bucket is in the gateway's region: another region holds none of them.
+  const inRegion = region === undefined || region === GATEWAY_REGION ? [...names] : [];
+  const listed = inRegion.sort().filter((name) => name.startsWith(prefix ?? '') && (after === undefined || name > after));
   const shown = maxBuckets === undefined ? listed : listed.slice(0, maxBuckets);
   const next = shown.length < listed.length ? toBase64Url(utf8(shown[shown.length - 1])) : undefined;
   return s3Xml(
