@@ -264,6 +264,8 @@ describe('GetBucketVersioning', () => {
   it('answers as for a bucket never versioned (s3rver keeps no versions), and NoSuchBucket for none', async () => {
     const out = await s3.send(new GetBucketVersioningCommand({ Bucket: 'b' }));
     expect([out.Status, out.MFADelete]).toEqual([undefined, undefined]);
+    // The SDK reads a listing as an empty configuration too: the document itself is the answer's.
+    expect(await (await fetch(`${s3rver.endpoint}/b?versioning`)).text()).toMatch(/<VersioningConfiguration [^>]*\/>$/);
     await expect(s3.send(new GetBucketVersioningCommand({ Bucket: 'nope' }))).rejects.toMatchObject({ name: 'NoSuchBucket' });
   });
 });
