@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Preloaded into s3rver (scripts/s3rver.ts) to mend ten of its departures from S3 that clients of the
+ * Preloaded into s3rver (scripts/s3rver.ts) to mend twelve of its departures from S3 that clients of the
  * local default run into. The gateway answers as S3 does on S3 and RGW; these are s3rver's own.
  *
  * - A common prefix holding only deeper "directories" went missing from delimiter listings: its listing
@@ -38,6 +38,9 @@
  *   versions, so the answer is now a bucket's that was never versioned: an empty configuration.
  * - It had no AbortMultipartUpload (405 MethodNotAllowed), so an upload that aws-cli, boto3 or the JS
  *   SDK's lib-storage gave up on stayed on disk. An abort now removes the upload and its parts.
+ * - It had no ListParts (405) and no ListMultipartUploads (501), so a client could neither resume an
+ *   upload nor find the ones left behind (`aws s3api list-multipart-uploads`, `rclone cleanup`). Both are
+ *   read from its upload folders, paged and ordered as S3 lists them.
  */
 const crypto = require('crypto');
 const fs = require('fs');
@@ -97,9 +100,142 @@ router.routes = function routesWithMissingOperations() {
     if (partCopy) return uploadPartCopy(ctx);
     if (ctx.method === 'DELETE' && objectPath && ctx.query.uploadId !== undefined) return abortUpload(ctx);
     if (ctx.method === 'GET' && !objectPath && 'versioning' in ctx.query) return bucketVersioning(ctx);
+    if (ctx.method === 'GET' && objectPath && ctx.query.uploadId !== undefined) return listParts(ctx);
+    if (ctx.method === 'GET' && !objectPath && 'uploads' in ctx.query) return listUploads(ctx);
     return dispatch(ctx, next);
   };
 };
+
+const XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/';
+const OWNER = { ID: 's3rver', DisplayName: 's3rver' };
+
+/** A `max-parts` or `max-uploads` as S3 reads it: 1000 when absent, at most 1000, else InvalidArgument. */
+function maxEntries(ctx, name) {
+  const raw = ctx.query[name];
+  if (raw === undefined) return 1000;
+  if (!/^\d+$/.test(raw)) throw new S3Error('InvalidArgument', `Provided ${name} not an integer or within integer range`, { ArgumentName: name, ArgumentValue: raw });
+  return Math.min(Number(raw), 1000);
+}
+
+/** ListParts: the parts an upload holds, by number from after `part-number-marker`. */
+async function listParts(ctx) {
+  const { bucket, key } = bucketAndKey(ctx.path);
+  const uploadId = ctx.query.uploadId;
+  const dir = await uploadDir(ctx.store, bucket, uploadId);
+  if ((await fs.promises.readFile(path.join(dir, 'key'), 'utf8')) !== key) throw noSuchUpload(uploadId);
+  const maxParts = maxEntries(ctx, 'max-parts');
+  const marker = ctx.query['part-number-marker'] ?? '0';
+  if (!/^\d+$/.test(marker)) throw new S3Error('InvalidArgument', 'Provided part-number-marker not an integer or within integer range', { ArgumentName: 'part-number-marker', ArgumentValue: marker });
+  // A part is listed once whole: its number's file and the digest written after it (putPartWhole).
+  const numbers = (await fs.promises.readdir(dir))
+    .filter((name) => /^[1-9]\d*\.md5$/.test(name))
+    .map((name) => Number(name.slice(0, -4)))
+    .filter((n) => n > Number(marker))
+    .sort((a, b) => a - b);
+  const shown = numbers.slice(0, maxParts);
+  const parts = await Promise.all(shown.map(async (n) => {
+    const [stat, md5] = await Promise.all([fs.promises.stat(path.join(dir, String(n))), fs.promises.readFile(path.join(dir, `${n}.md5`), 'utf8')]);
+    return { PartNumber: n, LastModified: stat.mtime.toISOString(), ETag: `"${md5}"`, Size: stat.size };
+  }));
+  const truncated = numbers.length > shown.length;
+  ctx.body = {
+    ListPartsResult: {
+      '@': { xmlns: XMLNS },
+      Bucket: bucket,
+      Key: key,
+      UploadId: uploadId,
+      Initiator: OWNER,
+      Owner: OWNER,
+      StorageClass: 'STANDARD',
+      PartNumberMarker: Number(marker),
+      NextPartNumberMarker: shown.length > 0 ? shown[shown.length - 1] : undefined,
+      MaxParts: maxParts,
+      IsTruncated: truncated,
+      Part: parts,
+    },
+  };
+}
+
+/**
+ * ListMultipartUploads: the uploads begun and not yet completed or aborted, by key and then by when they
+ * began, rolled up at a delimiter, from after `key-marker` (and `upload-id-marker` within that key).
+ */
+async function listUploads(ctx) {
+  const { bucket } = bucketAndKey(ctx.path);
+  if (!(await ctx.store.getBucket(bucket))) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: bucket });
+  const q = ctx.query;
+  const prefix = q.prefix ?? '';
+  const delimiter = q.delimiter || undefined;
+  const keyMarker = q['key-marker'] || undefined;
+  const uploadIdMarker = keyMarker === undefined ? undefined : q['upload-id-marker'] || undefined;
+  const maxUploads = maxEntries(ctx, 'max-uploads');
+  if (q['encoding-type'] !== undefined && q['encoding-type'] !== 'url') throw new S3Error('InvalidArgument', 'Invalid Encoding Method specified in Request', { ArgumentName: 'encoding-type', ArgumentValue: q['encoding-type'] });
+  const encode = q['encoding-type'] === 'url' ? (s) => s && encodeURIComponent(s).replace(/%2F/g, '/') : (s) => s;
+
+  const uploads = (await begunUploads(ctx.store, bucket)).filter((u) => u.key.startsWith(prefix));
+  const afterMarker = (u) => {
+    const order = keyMarker === undefined ? 1 : byteOrder(u.key, keyMarker);
+    if (order !== 0 || uploadIdMarker === undefined) return order > 0;
+    const at = uploads.findIndex((m) => m.key === keyMarker && m.uploadId === uploadIdMarker);
+    return at >= 0 && uploads.indexOf(u) > at;
+  };
+  const entries = [];
+  let truncated = false;
+  for (const upload of uploads) {
+    const at = delimiter === undefined ? -1 : upload.key.indexOf(delimiter, prefix.length);
+    const common = at < 0 ? undefined : upload.key.slice(0, at + delimiter.length);
+    if (common !== undefined ? keyMarker !== undefined && byteOrder(common, keyMarker) <= 0 : !afterMarker(upload)) continue;
+    if (common !== undefined && entries.length > 0 && entries[entries.length - 1].common === common) continue;
+    if (entries.length === maxUploads) {
+      truncated = true;
+      break;
+    }
+    entries.push(common !== undefined ? { common } : { upload });
+  }
+  const last = entries[entries.length - 1];
+  ctx.body = {
+    ListMultipartUploadsResult: {
+      '@': { xmlns: XMLNS },
+      Bucket: bucket,
+      KeyMarker: encode(keyMarker ?? ''),
+      UploadIdMarker: uploadIdMarker ?? '',
+      NextKeyMarker: truncated ? encode(last.common ?? last.upload.key) : undefined,
+      NextUploadIdMarker: truncated && last.upload ? last.upload.uploadId : undefined,
+      Delimiter: delimiter === undefined ? undefined : encode(delimiter),
+      Prefix: encode(prefix),
+      MaxUploads: maxUploads,
+      IsTruncated: truncated,
+      Upload: entries.filter((e) => e.upload).map(({ upload }) => ({
+        Key: encode(upload.key),
+        UploadId: upload.uploadId,
+        Initiator: OWNER,
+        Owner: OWNER,
+        StorageClass: 'STANDARD',
+        Initiated: upload.initiated.toISOString(),
+      })),
+      CommonPrefixes: entries.filter((e) => e.common !== undefined).map((e) => ({ Prefix: encode(e.common) })),
+      EncodingType: q['encoding-type'],
+    },
+  };
+}
+
+/** The bucket's uploads begun and not ended, in key order and, for one key, in the order they began. */
+async function begunUploads(store, bucket) {
+  const root = store.getResourcePath(bucket, undefined, 'uploads');
+  const ids = await fs.promises.readdir(root).catch(() => []);
+  const uploads = [];
+  for (const uploadId of ids) {
+    const keyFile = path.join(root, uploadId, 'key');
+    const [key, stat] = await Promise.all([fs.promises.readFile(keyFile, 'utf8'), fs.promises.stat(keyFile)]).catch(() => []);
+    if (key !== undefined) uploads.push({ key, uploadId, initiated: stat.mtime });
+  }
+  return uploads.sort((a, b) => byteOrder(a.key, b.key) || a.initiated - b.initiated || byteOrder(a.uploadId, b.uploadId));
+}
+
+/** S3's order of names: by their UTF-8 bytes. */
+function byteOrder(a, b) {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
 
 /** AbortMultipartUpload: the upload and its parts are removed (204); one not begun, or ended, is NoSuchUpload. */
 async function abortUpload(ctx) {
