@@ -1,4 +1,4 @@
-import { HeadObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, HeadObjectCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,8 @@ import { exists, readBytes } from './write-fixtures';
 /**
  * rclone with its default settings (issue 20): before it writes, it sends CreateBucket (`no_check_bucket`
  * is off), which the gateway answers as S3 answers a bucket's owner, 409 BucketAlreadyOwnedByYou; rclone
- * takes that as success and uploads, streams `rcat`, copies server-side and runs `settier`.
+ * takes that as success and uploads, streams `rcat`, copies server-side, runs `settier`, and finds and
+ * aborts the uploads left behind (`backend list-multipart-uploads`, `backend cleanup`).
  *
  * CI time: the upload cutoff and chunk size are lowered to 5 MiB (`--s3-upload-cutoff 5M --s3-chunk-size 5M`)
  * so a 12 MiB file goes up in three parts instead of a file above rclone's 200 MiB default cutoff, and the
@@ -105,6 +106,18 @@ describe.each(RUNTIMES)('rclone with its default settings (%s runtime)', (runtim
       expect(run.stderr).toMatch(/sizes differ \d+ vs 0/);
     });
   }
+
+  it('backend list-multipart-uploads shows an upload left behind, and backend cleanup aborts it', async () => {
+    const key = `${base}/left/behind.bin`;
+    const { UploadId } = await rgw().send(new CreateMultipartUploadCommand({ Bucket: 'vers', Key: key }));
+    const listed = await rclone(ops.gw.endpoint, ADMIN, ['backend', 'list-multipart-uploads', 'gw:vers']);
+    expect(listed.code).toBe(0);
+    const uploads = (JSON.parse(listed.stdout) as { vers: { Key: string; UploadId: string }[] }).vers;
+    expect(uploads.map((u) => [u.Key, u.UploadId])).toEqual([[key, UploadId]]);
+    const cleanup = await rclone(ops.gw.endpoint, ADMIN, ['backend', 'cleanup', 'gw:vers', '-o', 'max-age=0s']);
+    expect(cleanup.code).toBe(0);
+    expect((await rgw().send(new ListMultipartUploadsCommand({ Bucket: 'vers', Prefix: base }))).Uploads).toBeUndefined();
+  });
 
   it('settier copies each object onto itself in another storage class', async () => {
     await putDirect(rgw(), 'copies', `${base}/tier/a.txt`, 'tiered');
