@@ -137,7 +137,8 @@ async function listParts(ctx) {
     const [stat, md5] = await Promise.all([fs.promises.stat(path.join(dir, String(n))), fs.promises.readFile(path.join(dir, `${n}.md5`), 'utf8')]);
     return { PartNumber: n, LastModified: stat.mtime.toISOString(), ETag: `"${md5}"`, Size: stat.size };
   }));
-  const truncated = numbers.length > shown.length;
+  // With max-parts=0 nothing is shown, and nothing is said to follow a marker that does not move.
+  const truncated = shown.length > 0 && numbers.length > shown.length;
   ctx.body = {
     ListPartsResult: {
       '@': { xmlns: XMLNS },
@@ -187,7 +188,7 @@ async function listUploads(ctx) {
     if (common !== undefined ? keyMarker !== undefined && byteOrder(common, keyMarker) <= 0 : !afterMarker(upload)) continue;
     if (common !== undefined && entries.length > 0 && entries[entries.length - 1].common === common) continue;
     if (entries.length === maxUploads) {
-      truncated = true;
+      truncated = maxUploads > 0;
       break;
     }
     entries.push(common !== undefined ? { common } : { upload });

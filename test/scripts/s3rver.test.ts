@@ -256,6 +256,8 @@ describe('ListParts', () => {
     expect([first.Parts?.map((p) => p.PartNumber), first.IsTruncated, first.NextPartNumberMarker]).toEqual([[1, 2], true, '2']);
     const rest = await list({ MaxParts: 2, PartNumberMarker: first.NextPartNumberMarker });
     expect([rest.Parts?.map((p) => p.PartNumber), rest.IsTruncated]).toEqual([[3], false]);
+    const none = await list({ MaxParts: 0 });
+    expect([none.Parts, none.IsTruncated]).toEqual([undefined, false]);
     await s3.send(new AbortMultipartUploadCommand({ Bucket: 'b', Key: 'parts/obj', UploadId }));
   });
 
@@ -306,6 +308,8 @@ describe('ListMultipartUploads', () => {
       markers = { KeyMarker: page.NextKeyMarker, UploadIdMarker: page.NextUploadIdMarker };
     }
     expect(seen).toEqual(begun);
+    const none = await list({ MaxUploads: 0 });
+    expect([none.Uploads, none.IsTruncated]).toEqual([undefined, false]);
 
     const folded = await list({ Delimiter: '/', MaxUploads: 3 });
     expect([folded.Uploads?.map((u) => u.Key), folded.CommonPrefixes, folded.IsTruncated]).toEqual([
