@@ -109,12 +109,17 @@ router.routes = function routesWithMissingOperations() {
 const XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/';
 const OWNER = { ID: 's3rver', DisplayName: 's3rver' };
 
-/** A `max-parts` or `max-uploads` as S3 reads it: 1000 when absent, at most 1000, else InvalidArgument. */
-function maxEntries(ctx, name) {
+/** A whole number in the query (`fallback` when absent), else InvalidArgument. */
+function queryNumber(ctx, name, fallback) {
   const raw = ctx.query[name];
-  if (raw === undefined) return 1000;
+  if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw)) throw new S3Error('InvalidArgument', `Provided ${name} not an integer or within integer range`, { ArgumentName: name, ArgumentValue: raw });
-  return Math.min(Number(raw), 1000);
+  return Number(raw);
+}
+
+/** A `max-parts` or `max-uploads` as S3 reads it: 1000 when absent, and at most 1000. */
+function maxEntries(ctx, name) {
+  return Math.min(queryNumber(ctx, name, 1000), 1000);
 }
 
 /** ListParts: the parts an upload holds, by number from after `part-number-marker`. */
@@ -124,13 +129,12 @@ async function listParts(ctx) {
   const dir = await uploadDir(ctx.store, bucket, uploadId);
   if ((await fs.promises.readFile(path.join(dir, 'key'), 'utf8')) !== key) throw noSuchUpload(uploadId);
   const maxParts = maxEntries(ctx, 'max-parts');
-  const marker = ctx.query['part-number-marker'] ?? '0';
-  if (!/^\d+$/.test(marker)) throw new S3Error('InvalidArgument', 'Provided part-number-marker not an integer or within integer range', { ArgumentName: 'part-number-marker', ArgumentValue: marker });
+  const marker = queryNumber(ctx, 'part-number-marker', 0);
   // A part is listed once whole: its number's file and the digest written after it (putPartWhole).
   const numbers = (await fs.promises.readdir(dir))
     .filter((name) => /^[1-9]\d*\.md5$/.test(name))
     .map((name) => Number(name.slice(0, -4)))
-    .filter((n) => n > Number(marker))
+    .filter((n) => n > marker)
     .sort((a, b) => a - b);
   const shown = numbers.slice(0, maxParts);
   const parts = await Promise.all(shown.map(async (n) => {
@@ -148,7 +152,7 @@ async function listParts(ctx) {
       Initiator: OWNER,
       Owner: OWNER,
       StorageClass: 'STANDARD',
-      PartNumberMarker: Number(marker),
+      PartNumberMarker: marker,
       NextPartNumberMarker: shown.length > 0 ? shown[shown.length - 1] : undefined,
       MaxParts: maxParts,
       IsTruncated: truncated,
@@ -174,18 +178,18 @@ async function listUploads(ctx) {
   const encode = q['encoding-type'] === 'url' ? (s) => s && encodeURIComponent(s).replace(/%2F/g, '/') : (s) => s;
 
   const uploads = (await begunUploads(ctx.store, bucket)).filter((u) => u.key.startsWith(prefix));
-  const afterMarker = (u) => {
-    const order = keyMarker === undefined ? 1 : byteOrder(u.key, keyMarker);
-    if (order !== 0 || uploadIdMarker === undefined) return order > 0;
-    const at = uploads.findIndex((m) => m.key === keyMarker && m.uploadId === uploadIdMarker);
-    return at >= 0 && uploads.indexOf(u) > at;
+  // Within the marker's key, the uploads after the marker's upload (none when it is gone).
+  const markerAt = uploadIdMarker === undefined ? -1 : uploads.findIndex((u) => u.key === keyMarker && u.uploadId === uploadIdMarker);
+  const afterMarker = (upload, i) => {
+    const order = keyMarker === undefined ? 1 : byteOrder(upload.key, keyMarker);
+    return order > 0 || (order === 0 && markerAt >= 0 && i > markerAt);
   };
   const entries = [];
   let truncated = false;
-  for (const upload of uploads) {
+  for (const [i, upload] of uploads.entries()) {
     const at = delimiter === undefined ? -1 : upload.key.indexOf(delimiter, prefix.length);
     const common = at < 0 ? undefined : upload.key.slice(0, at + delimiter.length);
-    if (common !== undefined ? keyMarker !== undefined && byteOrder(common, keyMarker) <= 0 : !afterMarker(upload)) continue;
+    if (common !== undefined ? keyMarker !== undefined && byteOrder(common, keyMarker) <= 0 : !afterMarker(upload, i)) continue;
     if (common !== undefined && entries.length > 0 && entries[entries.length - 1].common === common) continue;
     if (entries.length === maxUploads) {
       truncated = maxUploads > 0;
