@@ -10,12 +10,13 @@
 import { listableRanges as grantedToList } from '../auth/authorize';
 import type { KeyRange } from '../auth/scopes';
 import { compareKeys } from '../keys';
-import { S3Error, notImplemented } from '../errors';
+import { notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
 import type { ListEntry, ListPage, ListParams } from '../backends/store';
 import { backendCall, type BucketContext, type RequestContext } from '../context';
 import { MARKER_TAG, ListTokens, type ListHint, type ListPosition } from './list-token';
 import { renderListing } from './list-xml';
+import { encodesUrl, maxEntries } from './listing-params';
 import { authorizeKey, respond, type Handler } from './operation';
 
 export { GATEWAY_OWNER, renderListing } from './list-xml';
@@ -219,15 +220,13 @@ async function exactKey(ctx: BucketContext, key: string): Promise<ListEntry | un
 /** Reads the listing parameters from the query, with S3's defaults and limits. */
 export function listParams(ctx: RequestContext, version: 1 | 2): ListParams {
   const q = ctx.query;
-  const rawMax = q.get('max-keys');
-  if (rawMax !== undefined && !/^\d+$/.test(rawMax)) throw new S3Error('InvalidArgument', 'Provided max-keys not an integer or within integer range');
-  const encoding = q.get('encoding-type');
-  if (encoding !== undefined && encoding !== 'url') throw new S3Error('InvalidArgument', 'Invalid Encoding Method specified in Request');
+  const maxKeys = maxEntries(q, 'max-keys');
+  encodesUrl(q); // checked here; renderListing reads it from the query
   return {
     version,
     prefix: q.get('prefix') ?? '',
     delimiter: q.get('delimiter') || undefined,
-    maxKeys: Math.min(rawMax === undefined ? 1000 : Number(rawMax), 1000),
+    maxKeys,
     marker: version === 1 ? q.get('marker') || undefined : undefined,
     continuationToken: version === 2 ? q.get('continuation-token') || undefined : undefined,
     startAfter: version === 2 ? q.get('start-after') || undefined : undefined,
