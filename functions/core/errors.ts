@@ -39,6 +39,7 @@ export const S3_ERROR_STATUS = {
   NoSuchBucket: 404,
   NoSuchKey: 404,
   NoSuchUpload: 404,
+  NoSuchVersion: 404,
   NotImplemented: 501,
   PreconditionFailed: 412,
   /** A request head over the server's limit (S3 says so with its own limit, 8 KiB, in MaxSizeAllowed). */
@@ -88,9 +89,11 @@ const S3_MESSAGES: Partial<Record<S3ErrorCode, string>> = {
   InvalidPartNumber: 'The requested partnumber is not satisfiable',
   InvalidRange: 'The requested range is not satisfiable',
   MetadataTooLarge: 'Your metadata headers exceed the maximum allowed metadata size',
+  MethodNotAllowed: 'The specified method is not allowed against this resource.',
   NoSuchBucket: 'The specified bucket does not exist',
   NoSuchKey: 'The specified key does not exist.',
   NoSuchUpload: 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
+  NoSuchVersion: 'The specified version does not exist.',
   PreconditionFailed: 'At least one of the pre-conditions you specified did not hold',
   SlowDown: 'Please reduce your request rate.',
 };

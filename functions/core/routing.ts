@@ -21,8 +21,8 @@ export type Operation =
   /** A browser form upload: `POST /{bucket}` with a multipart/form-data body holding a signed policy. */
   | { readonly name: 'PostObject'; readonly bucket: string }
   | {
-      /** `versionId`: the version a read, a delete or a tagging call names (absent: the current object). */
-      readonly name: 'DeleteObject' | 'GetObjectTagging' | 'PutObjectTagging' | 'DeleteObjectTagging';
+      /** `versionId`: the version a read, a delete, a tagging or attributes call names (absent: the current object). */
+      readonly name: 'DeleteObject' | 'GetObjectTagging' | 'PutObjectTagging' | 'DeleteObjectTagging' | 'GetObjectAttributes';
       readonly bucket: string;
       readonly key: string;
       readonly versionId?: string;
@@ -146,6 +146,7 @@ function routeObject(
     }
     if (method === 'GET' && onlyUploadId) return { name: 'ListParts', bucket, key, uploadId };
     if (method === 'GET' && onlyTagging) return { name: 'GetObjectTagging', bucket, key, versionId };
+    if (method === 'GET' && sub.length === 1 && sub[0] === 'attributes') return { name: 'GetObjectAttributes', bucket, key, versionId };
   }
   if (method === 'PUT') {
     if (sub.length === 0 && !query.has('partNumber')) {

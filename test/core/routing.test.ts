@@ -99,6 +99,8 @@ describe('routeS3: parameters that are not sub-resources are ignored', () => {
     ['POST', '/b/k?uploads&x-id=CreateMultipartUpload', { name: 'CreateMultipartUpload', bucket: 'b', key: 'k' }],
     ['PUT', '/b/k?x-id=UploadPart&partNumber=1&uploadId=u', { name: 'UploadPart', bucket: 'b', key: 'k', uploadId: 'u', partNumber: 1 }],
     ['GET', '/b?list-type=2&x-id=ListObjectsV2', { name: 'ListObjects', bucket: 'b', version: 2 }],
+    ['GET', '/b/k?attributes', { name: 'GetObjectAttributes', bucket: 'b', key: 'k', versionId: undefined }],
+    ['GET', '/b/k?attributes&versionId=v1', { name: 'GetObjectAttributes', bucket: 'b', key: 'k', versionId: 'v1' }],
     ['GET', '/b/k?response-content-type=text%2Fplain&partNumber=2', { name: 'GetObject', bucket: 'b', key: 'k', versionId: undefined, partNumber: 2 }],
     [
       'GET',
@@ -132,7 +134,8 @@ describe('routeS3: requests the gateway does not serve are NotImplemented, never
     ['POST', '/b/k?select&select-type=2', {}],
     ['POST', '/b/k?restore', {}],
     ['GET', '/b/k?acl', {}],
-    ['GET', '/b/k?attributes', {}],
+    ['HEAD', '/b/k?attributes', {}],
+    ['GET', '/b/k?attributes&tagging', {}],
     ['GET', '/b/k?torrent', {}],
     ['HEAD', '/b/k?uploadId=u', {}],
     ['PUT', '/b/k?acl', {}],

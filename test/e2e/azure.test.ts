@@ -1,4 +1,4 @@
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectAttributesCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,6 +111,7 @@ describe.each(TRANSPORT_RUNTIMES)('an Azure Blob backend through the gateway (%s
     it('answers a missing container with NoSuchBucket', async () => {
       expect(await codeOf(fx.s3.send(new GetObjectCommand({ Bucket: 'azure-missing', Key: 'x' })))).toBe('NoSuchBucket');
       expect(await codeOf(fx.s3.send(new ListObjectsV2Command({ Bucket: 'azure-missing' })))).toBe('NoSuchBucket');
+      expect(await codeOf(fx.s3.send(new GetObjectAttributesCommand({ Bucket: 'azure-missing', Key: 'x', ObjectAttributes: ['ETag'] })))).toBe('NoSuchBucket');
     });
   });
 

@@ -1,11 +1,15 @@
 import {
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   GetBucketVersioningCommand,
+  GetObjectAttributesCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListBucketsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
+  UploadPartCommand,
   paginateListBuckets,
   paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
@@ -40,11 +44,26 @@ beforeAll(async () => {
     putDirect(backends.direct.s3rver, 'private', 'secret.txt', 'secret\n'),
     ...PERCENT_KEYS.map((k) => putDirect(backends.direct.s3rver, 'private', k, k)),
   ]);
+  await putInParts(rgw, 'data', 'parts/two.bin', [PART_SIZE, 1]);
   versions.v1 = await putDirect(rgw, 'versioned', 'doc.txt', 'one');
   versions.v2 = await putDirect(rgw, 'versioned', 'doc.txt', 'two');
 }, 120_000);
 
 afterAll(() => backends?.stop());
+
+/** RGW's smallest part but the last: 5 MiB. */
+const PART_SIZE = 5 * 1024 * 1024;
+
+/** An object uploaded in parts of `sizes` bytes, straight to the store (a Function URL takes no 5 MiB body). */
+async function putInParts(client: S3Client, bucket: string, key: string, sizes: readonly number[]): Promise<void> {
+  const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
+  const parts = [];
+  for (const [i, size] of sizes.entries()) {
+    const { ETag } = await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: i + 1, Body: new Uint8Array(size) }));
+    parts.push({ ETag, PartNumber: i + 1 });
+  }
+  await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: parts } }));
+}
 
 async function text(client: S3Client, bucket: string, key: string, extra: Partial<ConstructorParameters<typeof GetObjectCommand>[0]> = {}): Promise<string> {
   const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ...extra }));
@@ -217,6 +236,60 @@ describe.each(RUNTIMES)('reading through the gateway (%s runtime)', (runtime) =>
       expect(await text(scoped, 'versioned', 'doc.txt')).toBe('two');
       const emptyVersion = await rawRequest(gw.endpoint, { method: 'GET', target: '/versioned/doc.txt?versionId=' }, SCOPED);
       expect(emptyVersion.body).toBe('two');
+    });
+  });
+
+  describe('GetObjectAttributes', () => {
+    const attributes = (client: S3Client, Bucket: string, Key: string, VersionId?: string) =>
+      client.send(new GetObjectAttributesCommand({ Bucket, Key, VersionId, ObjectAttributes: ['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'] }));
+
+    it('tells what a HEAD tells: the ETag without quotes, size, storage class and modification time (JS SDK)', async () => {
+      const head = await admin.send(new HeadObjectCommand({ Bucket: 'strict', Key: 'range.bin' }));
+      const out = await attributes(admin, 'strict', 'range.bin');
+      expect(out).toMatchObject({ ETag: head.ETag?.replace(/"/g, ''), ObjectSize: 1000, StorageClass: 'STANDARD', LastModified: head.LastModified });
+      expect(out.ObjectParts).toBeUndefined();
+      expect(out.Checksum).toBeUndefined();
+    });
+
+    it('counts the parts of an object uploaded in parts, to boto3 and aws-cli as well', async () => {
+      const out = await attributes(admin, 'strict', 'parts/two.bin');
+      expect(out.ObjectParts?.TotalPartsCount).toBe(2);
+      expect(out.ObjectSize).toBe(PART_SIZE + 1);
+      expect(out.ETag).toMatch(/^[0-9a-f]{32}-2$/);
+      const viaBoto3 = await boto3(
+        'boto3-new',
+        gw.endpoint,
+        ADMIN,
+        "r = s3.get_object_attributes(Bucket='strict', Key='parts/two.bin', ObjectAttributes=['ObjectParts', 'ObjectSize'])\nresult = [r['ObjectParts']['TotalPartsCount'], r['ObjectSize'], 'ETag' in r]",
+      );
+      expect(viaBoto3).toEqual([2, PART_SIZE + 1, false]);
+      const cli = await awsCli('v1', gw.endpoint, ADMIN, ['s3api', 'get-object-attributes', '--bucket', 'tenant', '--key', 'doc1.txt', '--object-attributes', 'ObjectSize', 'StorageClass']);
+      expect(cli.code).toBe(0);
+      expect(JSON.parse(cli.stdout)).toMatchObject({ ObjectSize: 4, StorageClass: 'STANDARD' });
+    });
+
+    it('reads a version with get_object_version and denies it without', async () => {
+      const old = await attributes(admin, 'versioned', 'doc.txt', versions.v1);
+      expect(old).toMatchObject({ ObjectSize: 3, VersionId: versions.v1 });
+      expect(await codeOf(attributes(scoped, 'versioned', 'doc.txt', versions.v1))).toBe('AccessDenied');
+      expect((await attributes(scoped, 'versioned', 'doc.txt')).VersionId).toBe(versions.v2);
+    });
+
+    it('is authorized as HeadObject: within the caller\'s prefixes, anonymously only on a public bucket', async () => {
+      expect((await attributes(scoped, 'strict', 'reports/q1.csv')).ObjectSize).toBe(2);
+      expect(await codeOf(attributes(scoped, 'strict', 'range.bin'))).toBe('AccessDenied');
+      expect((await attributes(anonymous, 'public', 'hello.txt')).ObjectSize).toBe(13);
+      expect(await codeOf(attributes(anonymous, 'private', 'secret.txt'))).toBe('AccessDenied');
+    });
+
+    it('answers a missing key with NoSuchKey, and a missing or unknown attribute name with InvalidArgument', async () => {
+      const request = (headers: Record<string, string>) => rawRequest(gw.endpoint, { method: 'GET', target: '/strict/missing?attributes', headers }, ADMIN);
+      const missing = await request({ 'x-amz-object-attributes': 'ETag' });
+      expect([missing.status, errorCode(missing.body)]).toEqual([404, 'NoSuchKey']);
+      const none = await request({});
+      expect([none.status, errorCode(none.body)]).toEqual([400, 'InvalidArgument']);
+      const unknown = await request({ 'x-amz-object-attributes': 'ETag,Colour' });
+      expect([unknown.status, errorCode(unknown.body)]).toEqual([400, 'InvalidArgument']);
     });
   });
 

@@ -1,5 +1,6 @@
 import {
   DeleteObjectCommand,
+  GetObjectAttributesCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsCommand,
@@ -195,6 +196,15 @@ function objectSpecs(store: StoreUnderTest, fx: StoreGateway): void {
     const head = await rawRequest(fx.gw.endpoint, { method: 'HEAD', target: `/${bucket}/missing` }, ADMIN);
     expect(head.status).toBe(404);
     expect(head.body).toBe('');
+  });
+
+  it('tells an object\'s attributes from its HEAD (GetObjectAttributes), and NoSuchKey for a missing one', async () => {
+    const ask = (Key: string) => fx.s3.send(new GetObjectAttributesCommand({ Bucket: bucket, Key, ObjectAttributes: ['ETag', 'ObjectParts', 'StorageClass', 'ObjectSize'] }));
+    const head = await fx.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: 'range.bin' }));
+    const out = await ask('range.bin');
+    expect(out).toMatchObject({ ETag: head.ETag?.replace(/"/g, ''), ObjectSize: 1000, StorageClass: 'STANDARD', LastModified: head.LastModified });
+    expect(out.ObjectParts).toBeUndefined();
+    expect(await codeOf(ask('missing'))).toBe('NoSuchKey');
   });
 
   it('stores and reads special-character keys byte for byte', async () => {

@@ -30,6 +30,8 @@ export interface Rule {
 export const RULES: Readonly<Record<Exclude<OperationName, 'ListBuckets' | 'CreateBucket'>, Rule>> = {
   GetObject: { action: 'get_object', anonymous: true, sigv2: true },
   HeadObject: { action: 'head_object', anonymous: true, sigv2: true },
+  // What a HEAD tells, in a document.
+  GetObjectAttributes: { action: 'head_object', anonymous: true, sigv2: false },
   ListObjects: { action: 'list_bucket', anonymous: true, sigv2: false },
   HeadBucket: { action: 'list_bucket', anonymous: true, sigv2: false },
   GetBucketLocation: { action: 'list_bucket', anonymous: true, sigv2: false },
@@ -69,6 +71,7 @@ export interface Authorizable {
 const VERSIONED: Partial<Record<keyof typeof RULES, Rule>> = {
   GetObject: { action: 'get_object_version', anonymous: false, sigv2: true },
   HeadObject: { action: 'get_object_version', anonymous: false, sigv2: true },
+  GetObjectAttributes: { action: 'get_object_version', anonymous: false, sigv2: false },
   DeleteObject: { action: 'delete_object_version', anonymous: false, sigv2: false },
   GetObjectTagging: { action: 'get_object_tagging', also: 'get_object_version', anonymous: false, sigv2: false },
   PutObjectTagging: { action: 'put_object_tagging', also: 'get_object_version', anonymous: false, sigv2: false },

@@ -14,6 +14,7 @@ import { createMultipartUpload } from './create-multipart-upload';
 import { deleteObject } from './delete-object';
 import { deleteObjects } from './delete-objects';
 import { getObject } from './get-object';
+import { getObjectAttributes } from './get-object-attributes';
 import { listMultipartUploads } from './list-multipart-uploads';
 import { listObjectVersions } from './list-object-versions';
 import { listObjectsOperation } from './list-objects';
@@ -30,6 +31,7 @@ export type { S3Services } from './operation';
 const OPERATIONS: { readonly [N in BucketOperation['name']]: Handler<N> } = {
   GetObject: getObject,
   HeadObject: getObject,
+  GetObjectAttributes: getObjectAttributes,
   PutObject: putObject,
   PostObject: postObject,
   CopyObject: copyObject,

@@ -36,11 +36,11 @@ const ANONYMOUS: Identity = { principal: { type: 'anonymous' } };
 /** Every row of RULES, and every operation again naming a version where that changes its rule. */
 const OPERATIONS: readonly Authorizable[] = [
   ...(Object.keys(RULES) as Array<keyof typeof RULES>).map((name) => ({ name })),
-  ...(['GetObject', 'HeadObject', 'DeleteObject', 'GetObjectTagging', 'PutObjectTagging', 'DeleteObjectTagging'] as const).map((name) => ({ name, versionId: 'v1' })),
+  ...(['GetObject', 'HeadObject', 'GetObjectAttributes', 'DeleteObject', 'GetObjectTagging', 'PutObjectTagging', 'DeleteObjectTagging'] as const).map((name) => ({ name, versionId: 'v1' })),
 ];
 const label = (op: Authorizable): string => (op.versionId === undefined ? op.name : `${op.name}?versionId`);
 
-const READS = ['GetObject', 'HeadObject', 'ListObjects', 'HeadBucket', 'GetBucketLocation'];
+const READS = ['GetObject', 'HeadObject', 'GetObjectAttributes', 'ListObjects', 'HeadBucket', 'GetBucketLocation'];
 const EVERYTHING = OPERATIONS.map(label);
 
 const CASES: ReadonlyArray<readonly [string, Identity, Bucket, readonly string[]]> = [
@@ -53,8 +53,9 @@ const CASES: ReadonlyArray<readonly [string, Identity, Bucket, readonly string[]
     'a read-only key on reports/',
     key([{ bucket: 'data', prefixes: ['reports/'], actions: ['get_object', 'head_object', 'list_bucket'] }]),
     PRIVATE,
-    ['GetObject', 'HeadObject', 'ListObjects', 'HeadBucket', 'GetBucketLocation', 'GetBucketVersioning', 'ListMultipartUploads', 'ListParts'],
+    ['GetObject', 'HeadObject', 'GetObjectAttributes', 'ListObjects', 'HeadBucket', 'GetBucketLocation', 'GetBucketVersioning', 'ListMultipartUploads', 'ListParts'],
   ],
+  ['a key with head_object only: metadata, not bodies', key([{ bucket: 'data', prefixes: [], actions: ['head_object'] }]), PRIVATE, ['HeadObject', 'GetObjectAttributes']],
   ['a key on another prefix', key([{ bucket: 'data', prefixes: ['other/'], actions: ALL }]), PRIVATE, []],
   ['a key on prefix "reports" (covers reports/…, not reportsX)', key([{ bucket: 'data', prefixes: ['reports'], actions: ['get_object'] }]), PRIVATE, ['GetObject']],
   ['a key with get_object only: no version reads', key([{ bucket: 'data', prefixes: [], actions: ['get_object'] }]), PRIVATE, ['GetObject']],
@@ -78,9 +79,9 @@ const CASES: ReadonlyArray<readonly [string, Identity, Bucket, readonly string[]
     'a key with the tagging actions and get_object_version: tags of versions too',
     key([{ bucket: 'data', prefixes: [], actions: ['get_object_tagging', 'put_object_tagging', 'delete_object_tagging', 'get_object_version'] }]),
     PRIVATE,
-    ['GetObjectTagging', 'PutObjectTagging', 'DeleteObjectTagging', 'GetObjectTagging?versionId', 'PutObjectTagging?versionId', 'DeleteObjectTagging?versionId', 'GetObject?versionId', 'HeadObject?versionId'],
+    ['GetObjectTagging', 'PutObjectTagging', 'DeleteObjectTagging', 'GetObjectTagging?versionId', 'PutObjectTagging?versionId', 'DeleteObjectTagging?versionId', 'GetObject?versionId', 'HeadObject?versionId', 'GetObjectAttributes?versionId'],
   ],
-  ['get_object_version alone: no tags of a version', key([{ bucket: 'data', prefixes: [], actions: ['get_object_version'] }]), PRIVATE, ['GetObject?versionId', 'HeadObject?versionId']],
+  ['get_object_version alone: no tags of a version', key([{ bucket: 'data', prefixes: [], actions: ['get_object_version'] }]), PRIVATE, ['GetObject?versionId', 'HeadObject?versionId', 'GetObjectAttributes?versionId']],
   ['an STS session with resolved scopes', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['get_object'] }], true), PUBLIC, ['GetObject']],
   ['an STS session whose {claim} bucket resolved to nothing', key([{ bucket: '', prefixes: [], actions: ALL }], true), PUBLIC, []],
   [

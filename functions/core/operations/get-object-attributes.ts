@@ -1,0 +1,126 @@
+/**
+ * GetObjectAttributes (`GET /{bucket}/{key}?attributes`): an object's ETag, size, storage class and part
+ * count without its body, as `aws s3api get-object-attributes` and the SDKs ask. It is answered from the
+ * store's HEAD of the object, so every backend serves it, and it tells only what a HEAD tells: no checksums
+ * (PutObject does not carry them to the store) and no list of parts, only how many there are.
+ */
+import type { ObjectRequest } from '../backends/store';
+import { S3_CODE_BY_STATUS } from '../backends/translate';
+import type { BucketContext } from '../context';
+import { S3Error, isS3ErrorCode, notImplemented, s3Message, type S3ErrorCode } from '../errors';
+import { isProxyResponse, isRewriteBody, type Forward, type HeaderMap } from '../http';
+import { errorResponse } from '../responses';
+import type { XmlNode } from '../xml';
+import { documentResponse } from './backend-response';
+import { authorizeKey, type Handler } from './operation';
+
+/** The attributes S3 knows, in the order its answer lists them. */
+const ATTRIBUTES = ['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'] as const;
+type Attribute = (typeof ATTRIBUTES)[number];
+
+/** Request headers the HEAD passes on: SSE-C keys, as S3 needs them to read an object's metadata. */
+const SSE_C_HEADERS = [
+  'x-amz-server-side-encryption-customer-algorithm',
+  'x-amz-server-side-encryption-customer-key',
+  'x-amz-server-side-encryption-customer-key-md5',
+];
+
+/** Response headers of the HEAD that S3's answer carries as well; an error carries only the version's. */
+const ANSWER_HEADERS = ['last-modified', 'x-amz-version-id', 'x-amz-delete-marker'];
+const ERROR_HEADERS = ['x-amz-version-id', 'x-amz-delete-marker'];
+
+/** Authorized as HeadObject is (`head_object`; `get_object_version` for a version): it tells what a HEAD does. */
+export const getObjectAttributes: Handler<'GetObjectAttributes'> = async (op, ctx): Promise<Forward> => {
+  authorizeKey(ctx, op, op.key);
+  const wanted = requestedAttributes(ctx.request.headers.get('x-amz-object-attributes'));
+  if (op.versionId !== undefined && ctx.bucket.backend.type !== 's3') throw notImplemented('Version-scoped reads on this backend');
+  const request: ObjectRequest = {
+    method: 'HEAD',
+    key: op.key,
+    query: op.versionId === undefined ? undefined : { versionId: op.versionId },
+    headers: sseHeaders(ctx),
+    requestId: ctx.requestId,
+    resource: ctx.request.rawPath,
+    trace: ctx.record?.trace,
+  };
+  const forward = await ctx.store.forwardObject(request);
+  return {
+    ...forward,
+    respond: (status, headers) => {
+      const answer = forward.respond(status, headers);
+      if (isRewriteBody(answer)) return answer;
+      if (answer.status !== 200) {
+        // The store answered a HEAD: its error has no body, or one already built without it.
+        const code = isProxyResponse(answer) ? answer.errorCode : undefined;
+        const error = errorResponse(headError(answer.status, code, op.versionId), ctx.requestId, 'GET', ctx.request.rawPath);
+        return { ...error, headers: { ...error.headers, ...pick(answer.headers, ERROR_HEADERS) } };
+      }
+      if (isProxyResponse(answer)) return answer;
+      return documentResponse('GetObjectAttributesResponse', attributes(answer.headers, wanted), ctx.requestId, pick(answer.headers, ANSWER_HEADERS));
+    },
+  };
+};
+
+/**
+ * The attributes named in `x-amz-object-attributes` (comma-separated), refused as S3 refuses them: the
+ * header missing or empty, or a name it does not know.
+ */
+export function requestedAttributes(header: string | null): ReadonlySet<Attribute> {
+  const names = (header ?? '').split(',').map((name) => name.trim());
+  if (names.every((name) => name === '')) {
+    throw new S3Error('InvalidArgument', 'x-amz-object-attributes header specifying the attributes to be retrieved is either missing or empty');
+  }
+  const known: ReadonlySet<string> = new Set(ATTRIBUTES);
+  if (names.some((name) => !known.has(name))) throw new S3Error('InvalidArgument', 'Invalid attribute name specified.');
+  return new Set(names as Attribute[]);
+}
+
+/** An object uploaded in parts has an ETag ending in `-` and their count. */
+const PARTS_COUNT = /-(\d+)"?$/;
+
+/**
+ * The answer's elements from the HEAD's headers, in S3's order: the ETag without its quotes (as S3 writes
+ * it here), the storage class even when STANDARD (which HEAD leaves out), and for an object uploaded in
+ * parts their count. Checksum has nothing to show.
+ */
+export function attributes(headers: HeaderMap, wanted: ReadonlySet<Attribute>): XmlNode {
+  const etag = headers.etag ?? '';
+  const parts = PARTS_COUNT.exec(etag)?.[1];
+  return {
+    ETag: wanted.has('ETag') ? etag.replace(/^"|"$/g, '') : undefined,
+    ObjectParts: wanted.has('ObjectParts') && parts !== undefined ? { PartsCount: Number(parts) } : undefined,
+    StorageClass: wanted.has('StorageClass') ? (headers['x-amz-storage-class'] ?? 'STANDARD') : undefined,
+    ObjectSize: wanted.has('ObjectSize') ? Number(headers['content-length'] ?? 0) : undefined,
+  };
+}
+
+/**
+ * The error S3 answers a GET with, for a HEAD's error: the code the store's answer already names (a
+ * missing bucket is NoSuchBucket), else one read from its status alone.
+ */
+function headError(status: number, named: string | undefined, versionId: string | undefined): S3Error {
+  const code: S3ErrorCode =
+    named !== undefined && isS3ErrorCode(named) ? named
+    : status === 404 ? (versionId === undefined ? 'NoSuchKey' : 'NoSuchVersion')
+    : status === 405 ? 'MethodNotAllowed'
+    : (S3_CODE_BY_STATUS[status] ?? (status >= 500 ? 'InternalError' : 'InvalidRequest'));
+  return new S3Error(code, s3Message(code) ?? `The backend answered ${code}`);
+}
+
+function sseHeaders(ctx: BucketContext): HeaderMap {
+  const out: HeaderMap = {};
+  for (const name of SSE_C_HEADERS) {
+    const value = ctx.request.headers.get(name);
+    if (value !== null) out[name] = value;
+  }
+  return out;
+}
+
+function pick(headers: HeaderMap, names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = headers[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
