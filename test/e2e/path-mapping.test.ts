@@ -126,9 +126,10 @@ describe.each(TRANSPORT_RUNTIMES)('a path-mapped deployment (%s runtime)', (runt
   });
 
   describe('reading and writing', () => {
-    it('reads through the mapped path (aws-cli, boto3)', async () => {
+    it('reads through the mapped path (aws-cli, boto3; GetObjectAttributes too)', async () => {
       expect(await cli(ADMIN, ['s3', 'cp', 's3://acme/widgets/readme.txt', '-'])).toMatchObject(expectedCliCopy(runtime, 'widgets readme'));
       expect(await py(ADMIN, "result = s3.get_object(Bucket='acme', Key='widgets/src/main.ts')['Body'].read().decode()")).toBe('main');
+      expect(await py(ADMIN, "result = s3.get_object_attributes(Bucket='acme', Key='widgets/src/main.ts', ObjectAttributes=['ObjectSize'])['ObjectSize']")).toBe(4);
     });
 
     it('writes into the mapped bucket: the object lands under its backend prefix', async () => {
