@@ -64,6 +64,7 @@ describe.each(TRANSPORT_RUNTIMES)('a GCS backend (storage emulator, JSON API) th
       ['PUT', '/gcs/copy.txt', { 'x-amz-copy-source': '/gcs/range.bin' }],
       ['POST', '/gcs?delete', {}],
       ['GET', '/gcs/range.bin?versionId=1', {}],
+      ['GET', '/gcs/range.bin?attributes&versionId=1', { 'x-amz-object-attributes': 'ETag' }],
     ] as const) {
       const res = await rawRequest(fx.gw.endpoint, { method, target, headers: { ...headers } }, ADMIN);
       expect([method, target, res.status, errorCode(res.body)]).toEqual([method, target, 501, 'NotImplemented']);

@@ -7,11 +7,12 @@
 import type { ObjectRequest } from '../backends/store';
 import { S3_CODE_BY_STATUS } from '../backends/translate';
 import type { BucketContext } from '../context';
-import { S3Error, isS3ErrorCode, notImplemented, s3Message, type S3ErrorCode } from '../errors';
+import { S3Error, isS3ErrorCode, s3Message, type S3ErrorCode } from '../errors';
 import { isProxyResponse, isRewriteBody, type Forward, type HeaderMap } from '../http';
 import { errorResponse } from '../responses';
 import type { XmlNode } from '../xml';
 import { documentResponse } from './backend-response';
+import { refuseVersionOffS3 } from './get-object';
 import { authorizeKey, type Handler } from './operation';
 
 /** The attributes S3 knows, in the order its answer lists them. */
@@ -33,7 +34,7 @@ const ERROR_HEADERS = ['x-amz-version-id', 'x-amz-delete-marker'];
 export const getObjectAttributes: Handler<'GetObjectAttributes'> = async (op, ctx): Promise<Forward> => {
   authorizeKey(ctx, op, op.key);
   const wanted = requestedAttributes(ctx.request.headers.get('x-amz-object-attributes'));
-  if (op.versionId !== undefined && ctx.bucket.backend.type !== 's3') throw notImplemented('Version-scoped reads on this backend');
+  refuseVersionOffS3(ctx, op.versionId);
   const request: ObjectRequest = {
     method: 'HEAD',
     key: op.key,

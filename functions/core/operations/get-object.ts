@@ -25,7 +25,7 @@ const READ_QUERY: ReadonlySet<string> = new Set([
  */
 export const getObject: Handler<'GetObject' | 'HeadObject'> = (op, ctx): Promise<Forward> => {
   authorizeKey(ctx, op, op.key);
-  if (op.versionId !== undefined && ctx.bucket.backend.type !== 's3') throw notImplemented('Version-scoped reads on this backend');
+  refuseVersionOffS3(ctx, op.versionId);
   const part = op.partNumber;
   if (part !== undefined && ctx.request.headers.get('range') !== null) throw invalidRequest('Cannot specify both Range header and partNumber query parameter');
   const method = op.name === 'GetObject' ? 'GET' : 'HEAD';
@@ -43,6 +43,11 @@ export const getObject: Handler<'GetObject' | 'HeadObject'> = (op, ctx): Promise
   // The hot path (no part) returns the store's promise as it is.
   return part === undefined ? forward : forward.then((f) => asPartRead(f, part, request, keepsParts));
 };
+
+/** Only S3 backends keep versions: a read naming one elsewhere is 501, after authorization. */
+export function refuseVersionOffS3(ctx: BucketContext, versionId: string | undefined): void {
+  if (versionId !== undefined && ctx.bucket.backend.type !== 's3') throw notImplemented('Version-scoped reads on this backend');
+}
 
 /** An ETag of an object uploaded in parts: the digest of its parts' digests, then `-` and their count. */
 const MULTIPART_ETAG = /-\d+"?$/;
