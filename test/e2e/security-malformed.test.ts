@@ -59,7 +59,7 @@ const QUERIES = [
   '?versions', '?versionId=null', '?versionId=', '?location', '?acl', '?versioning', '?uploads&max-uploads=-5', '?list-type=2&start-after=%00',
   `?prefix=${'p'.repeat(2000)}`, '?response-content-type=%0d%0aX:1', '?response-content-disposition=a%0aSet-Cookie:x',
   '?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=x', '?X-Amz-Signature=abc', '?Signature=a&Expires=1&AWSAccessKeyId=x', '?a=b&a=c', '?&&&',
-  '?=', '?%', '?Action=AssumeRoleWithWebIdentity', '?Action=GetCallerIdentity',
+  '?=', '?%', '?Action=AssumeRoleWithWebIdentity', '?Action=GetCallerIdentity', '?attributes', '?attributes&versionId=x',
 ];
 const HEADERS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['range', ['bytes=0-0', 'bytes=-1', 'bytes=5-1', 'bytes=abc', 'bytes=0-1,2-3', 'items=0-1', 'bytes=99999999999999999999-']],
@@ -81,6 +81,7 @@ const HEADERS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['access-control-request-method', ['GET', 'FOO']],
   ['content-type', ['multipart/form-data; boundary=abc', 'multipart/form-data', 'application/x-www-form-urlencoded']],
   ['x-amz-tagging', ['a=b', '%%']],
+  ['x-amz-object-attributes', ['ETag,ObjectSize', 'ETag,Nope', '', ' , ']],
   ['x-amz-security-token', ['abc', 'A'.repeat(5000)]],
   ['x-amz-date', ['20260101T000000Z', 'garbage']],
   ['authorization', ['AWS4-HMAC-SHA256', `AWS4-HMAC-SHA256 Credential=${ADMIN.accessKeyId}/20260101/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=00`, 'AWS x:abc', 'Bearer x']],
