@@ -8,30 +8,31 @@ import type { KeyRange } from '../auth/scopes';
 import type { BucketContext } from '../context';
 import { notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
-import { markerInside, type ClientAddress } from '../path-mapping';
+import type { ClientAddress } from '../path-mapping';
 import type { Query } from '../query';
 import { childOf, listOf, textOf, type ParsedXml } from '../xml';
 import { documentResponse, s3StoreOf, toXmlNode } from './backend-response';
 import { GATEWAY_OWNER, foldedPrefix, isAfter, listableRanges, straddles } from './list-objects';
 import {
   BackendAnswer,
+  BackendPages,
   MAX_BACKEND_PAGES,
   Shown,
   clientNames,
   endsBefore,
-  markerPage,
   markerParams,
+  pastStart,
+  startOf,
   within,
   type Listed,
   type MarkerListing,
-  type MarkerPage,
   type MarkerParams,
   type Position,
 } from './marker-listing';
 import { authorizeKey, respond, type Handler } from './operation';
 
 const LIST_UPLOADS = { name: 'ListMultipartUploads' } as const;
-const UPLOADS: MarkerListing = { subresource: 'uploads', root: 'ListMultipartUploadsResult', maxName: 'max-uploads', idMarkerName: 'upload-id-marker' };
+const UPLOADS: MarkerListing<Listed> = { subresource: 'uploads', root: 'ListMultipartUploadsResult', maxName: 'max-uploads', idMarkerName: 'upload-id-marker', entriesOf: uploadsOf };
 
 /** Reads the listing parameters, with S3's defaults and limits. */
 export function listUploadsParams(q: Query): MarkerParams {
@@ -55,21 +56,12 @@ export async function listUploads(ctx: BucketContext, params: MarkerParams, addr
   const prefix = params.prefix.slice(base.length);
   authorizeKey(ctx, LIST_UPLOADS, prefix);
   const { delimiter } = params;
-  const start = markerInside(params.keyMarker, base);
-  const maxUploads = start.pastEnd ? 0 : params.max;
-  const keyMarker = start.marker;
-  const uploadIdMarker = keyMarker === undefined ? undefined : params.idMarker;
+  const start = startOf(params, base);
+  const { keyMarker, idMarker: uploadIdMarker, max: maxUploads } = start;
   const shown = new Shown<Listed>();
-  let headers: Record<string, string> = {};
+  const backend = new BackendPages(ctx, store, UPLOADS, delimiter);
   let pages = 0;
   let truncated = false;
-  // S3 starts after every upload of a key marker given alone (RGW would list them again).
-  const isShown = (upload: Listed): boolean => uploadIdMarker !== undefined || upload.key !== keyMarker;
-  const fetch = async (range: KeyRange, max: number, marker: Position | undefined, withDelimiter: boolean): Promise<MarkerPage<Listed>> => {
-    const page = await markerPage(ctx, store, UPLOADS, { prefix: range.prefix, delimiter: withDelimiter ? delimiter : undefined, max, marker }, uploadsOf);
-    headers = page.headers;
-    return page;
-  };
   /**
    * The uploads of the key `range.prefix` after `marker`, at most `max`, and whether more follow. They are
    * found among every key starting with it (`data` lists `database/…` too), read until past them: after a
@@ -80,7 +72,7 @@ export async function listUploads(ctx: BucketContext, params: MarkerParams, addr
     const found: Listed[] = [];
     let from = marker;
     for (;;) {
-      const page = await fetch(range, SCAN_PAGE, from, false);
+      const page = await backend.read(range, SCAN_PAGE, from, false);
       let passed = false;
       for (const upload of page.entries) {
         if (upload.key !== range.prefix) {
@@ -109,7 +101,7 @@ export async function listUploads(ctx: BucketContext, params: MarkerParams, addr
           truncated = true;
           break;
         }
-        const holds = range.exact ? (await exactUploads(range, 1, undefined)).found.length > 0 : (await fetch(range, 1, undefined, false)).entries.some((u) => within(range, u.key));
+        const holds = range.exact ? (await exactUploads(range, 1, undefined)).found.length > 0 : (await backend.read(range, 1, undefined, false)).entries.some((u) => within(range, u.key));
         if (holds) shown.prefix(cp);
         continue;
       }
@@ -135,8 +127,8 @@ export async function listUploads(ctx: BucketContext, params: MarkerParams, addr
           truncated = true;
           break walk;
         }
-        const page = await fetch(range, maxUploads - shown.count, marker, true);
-        for (const upload of page.entries) if (within(range, upload.key) && isShown(upload) && shown.count < maxUploads) shown.entry(upload);
+        const page = await backend.read(range, maxUploads - shown.count, marker, true);
+        for (const upload of page.entries) if (within(range, upload.key) && pastStart(start, upload.key) && shown.count < maxUploads) shown.entry(upload);
         for (const p of page.prefixes) if (p.startsWith(full) && shown.count < maxUploads) shown.prefix(p);
         if (page.next === undefined) break;
         if (shown.count >= maxUploads) {
@@ -170,7 +162,7 @@ export async function listUploads(ctx: BucketContext, params: MarkerParams, addr
       CommonPrefixes: shown.prefixes.map((p) => ({ Prefix: client(p) })),
     },
     ctx.requestId,
-    headers,
+    backend.headers,
   );
 }
 

@@ -7,33 +7,33 @@
  * backend's interleaved order (newest first within a key).
  */
 import { authorize, listableRanges } from '../auth/authorize';
-import type { KeyRange } from '../auth/scopes';
 import type { BucketContext } from '../context';
 import { notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
-import { markerInside, type ClientAddress } from '../path-mapping';
+import type { ClientAddress } from '../path-mapping';
 import type { Query } from '../query';
 import { XmlSequence, childOf, listOf, textOf, type ParsedXml, type XmlNode } from '../xml';
 import { documentResponse, s3StoreOf, toXmlNode } from './backend-response';
 import { GATEWAY_OWNER, foldedPrefix, isAfter, straddles } from './list-objects';
 import {
   BackendAnswer,
+  BackendPages,
   MAX_BACKEND_PAGES,
   Shown,
   clientNames,
   endsBefore,
-  markerPage,
   markerParams,
+  pastStart,
+  startOf,
   within,
   type Listed,
   type MarkerListing,
-  type MarkerPage,
   type MarkerParams,
   type Position,
 } from './marker-listing';
 import { respond, type Handler } from './operation';
 
-const VERSIONS: MarkerListing = { subresource: 'versions', root: 'ListVersionsResult', maxName: 'max-keys', idMarkerName: 'version-id-marker' };
+const VERSIONS: MarkerListing<Entry> = { subresource: 'versions', root: 'ListVersionsResult', maxName: 'max-keys', idMarkerName: 'version-id-marker', entriesOf: versionsOf };
 
 /** Reads the listing parameters, with S3's defaults and limits. */
 export function listVersionsParams(query: Query): MarkerParams {
@@ -60,22 +60,13 @@ export async function listVersions(ctx: BucketContext, params: MarkerParams, add
   const base = address.keyPrefix;
   const prefix = params.prefix.slice(base.length);
   authorize(ctx.identity, LIST_VERSIONS, { bucket: ctx.bucket, key: prefix });
-  const start = markerInside(params.keyMarker, base);
-  const keyMarker = start.marker;
-  const versionIdMarker = keyMarker === undefined ? undefined : params.idMarker;
+  const start = startOf(params, base);
+  const { keyMarker, idMarker: versionIdMarker, max } = start;
   const { delimiter } = params;
-  const max = start.pastEnd ? 0 : params.max;
   const shown = new Shown<Entry>();
-  let headers: Record<string, string> = {};
+  const backend = new BackendPages(ctx, store, VERSIONS, delimiter);
   let pages = 0;
   let truncated = false;
-  const fetch = async (range: KeyRange, n: number, marker: Position | undefined, withDelimiter: boolean): Promise<MarkerPage<Entry>> => {
-    const page = await markerPage(ctx, store, VERSIONS, { prefix: range.prefix, delimiter: withDelimiter ? delimiter : undefined, max: n, marker }, versionsOf);
-    headers = page.headers;
-    return page;
-  };
-  // S3 starts after every version of a key marker given alone (RGW would list them again).
-  const isShown = (entry: Entry): boolean => versionIdMarker !== undefined || entry.key !== keyMarker;
 
   try {
     walk: for (const range of listableRanges(ctx.identity, LIST_VERSIONS, ctx.bucket, prefix)) {
@@ -91,7 +82,7 @@ export async function listVersions(ctx: BucketContext, params: MarkerParams, add
           truncated = true;
           break;
         }
-        if ((await fetch(range, 1, undefined, false)).entries.some((e) => within(range, e.key))) shown.prefix(cp);
+        if ((await backend.read(range, 1, undefined, false)).entries.some((e) => within(range, e.key))) shown.prefix(cp);
         continue;
       }
       if (!range.exact && delimiter !== undefined && straddles(full, prefix.length, delimiter)) {
@@ -104,14 +95,14 @@ export async function listVersions(ctx: BucketContext, params: MarkerParams, add
           break walk;
         }
         // An exact key's versions come first among the keys starting with it; the first other key ends them.
-        const page = await fetch(range, max - shown.count, marker, !range.exact);
+        const page = await backend.read(range, max - shown.count, marker, !range.exact);
         let passed = false;
         for (const entry of page.entries) {
           if (!within(range, entry.key)) {
             passed = true;
             continue;
           }
-          if (!isShown(entry)) continue;
+          if (!pastStart(start, entry.key)) continue;
           if (shown.count >= max) {
             truncated = true;
             break walk;
@@ -143,7 +134,7 @@ export async function listVersions(ctx: BucketContext, params: MarkerParams, add
     Entries: new XmlSequence(shown.entries.map((e) => [e.kind, Object.assign(toXmlNode(e.node), { Key: client(e.key), Owner: GATEWAY_OWNER })])),
     CommonPrefixes: shown.prefixes.map((p) => ({ Prefix: client(p) })),
   };
-  return documentResponse('ListVersionsResult', node, ctx.requestId, headers);
+  return documentResponse('ListVersionsResult', node, ctx.requestId, backend.headers);
 }
 
 /** A page's versions and delete markers, in document order: the parsed document groups elements by name. */

@@ -2,27 +2,30 @@
  * What ListObjectVersions and ListMultipartUploads share: listings of an S3 backend positioned by a key
  * marker and an id marker (a version's or an upload's), asked under `backend_prefix` with keys URL-encoded so
  * any key survives the XML, and read back into the virtual key space. Each walks the caller's listable
- * ranges itself, since their rules for an exact key differ; the parameters, the backend page, the entries
- * shown and the position they leave are here.
+ * ranges itself, since their rules for an exact key differ; the parameters, where a listing starts, the
+ * backend pages, the entries shown and the position they leave are here.
  */
 import type { KeyRange } from '../auth/scopes';
 import type { S3Store } from '../backends/s3';
 import { backendCall, type BucketContext } from '../context';
 import type { ProxyResponse } from '../http';
 import { compareKeys, decodeListedKey, encodeKey } from '../keys';
+import { markerInside } from '../path-mapping';
 import type { Query } from '../query';
 import { childOf, listOf, textOf, type ParsedXml } from '../xml';
 import { documentHeaders, readDocument } from './backend-response';
 import { encodesUrl, maxEntries } from './listing-params';
 
-/** How one of these listings is asked of the backend and named in the query. */
-export interface MarkerListing {
+/** How one of these listings is asked of the backend, named in the query, and read back. */
+export interface MarkerListing<E extends Listed> {
   /** The subresource in the query: `versions` or `uploads`. */
   readonly subresource: string;
   /** The backend document's root element. */
   readonly root: string;
   readonly maxName: 'max-keys' | 'max-uploads';
   readonly idMarkerName: string;
+  /** A page's entries in document order (the text keeps the order the parsed document loses). */
+  readonly entriesOf: (document: ParsedXml, text: string, virtual: (node: ParsedXml | undefined) => string | undefined) => E[];
 }
 
 export interface MarkerParams {
@@ -37,7 +40,7 @@ export interface MarkerParams {
 }
 
 /** Reads the listing's parameters, with S3's defaults and limits. */
-export function markerParams(query: Query, listing: MarkerListing): MarkerParams {
+export function markerParams(query: Query, listing: MarkerListing<Listed>): MarkerParams {
   return {
     prefix: query.get('prefix') ?? '',
     delimiter: query.get('delimiter') || undefined,
@@ -54,6 +57,28 @@ export interface Position {
   readonly id?: string;
 }
 
+/** Where a listing of one bucket starts, inside it, and how many entries it may show. */
+export interface Start {
+  readonly keyMarker?: string;
+  /** Only beside a key marker. */
+  readonly idMarker?: string;
+  readonly max: number;
+}
+
+/**
+ * The start of the listing inside the bucket whose keys the client sees under `base` (path mapping): none
+ * may be shown when the key marker lies past all of them.
+ */
+export function startOf(params: MarkerParams, base: string): Start {
+  const inside = markerInside(params.keyMarker, base);
+  return { keyMarker: inside.marker, idMarker: inside.marker === undefined ? undefined : params.idMarker, max: inside.pastEnd ? 0 : params.max };
+}
+
+/** Whether an entry is past the start: S3 starts after every entry of a key marker given alone (RGW would list them again). */
+export function pastStart(start: Start, key: string): boolean {
+  return start.idMarker !== undefined || key !== start.keyMarker;
+}
+
 /** An entry as listed: its virtual key, its version or upload id, and the rest of the backend's entry. */
 export interface Listed {
   readonly key: string;
@@ -67,7 +92,6 @@ export interface MarkerPage<E extends Listed> {
   readonly prefixes: string[];
   /** Where the next backend page starts (the page's last entry or prefix); absent when none follows. */
   readonly next?: Position;
-  readonly headers: Record<string, string>;
 }
 
 /** Backend pages read for one client page before the gateway answers a short, truncated one. */
@@ -124,45 +148,49 @@ export function clientNames(params: MarkerParams, base: string): { encode(value:
   return { encode, client: (key) => encode(base + key) };
 }
 
-/**
- * One backend page under `prefix`, in the virtual key space: `entriesOf` reads the entries from the
- * document (and its text, where their order matters), given how to read a listed key.
- */
-export async function markerPage<E extends Listed>(
-  ctx: BucketContext,
-  store: S3Store,
-  listing: MarkerListing,
-  range: { readonly prefix: string; readonly delimiter: string | undefined; readonly max: number; readonly marker: Position | undefined },
-  entriesOf: (document: ParsedXml, text: string, virtual: (node: ParsedXml | undefined) => string | undefined) => E[],
-): Promise<MarkerPage<E>> {
-  const { prefix, delimiter, max, marker } = range;
-  const query: Record<string, string> = { [listing.subresource]: '', 'encoding-type': 'url', [listing.maxName]: String(Math.max(1, max)), prefix: store.backendKey(prefix) };
-  if (delimiter) query.delimiter = delimiter;
-  if (marker !== undefined) {
-    query['key-marker'] = store.backendKey(marker.key);
-    if (marker.id) query[listing.idMarkerName] = marker.id;
+/** The backend pages one client page reads; the answer carries the headers of the last. */
+export class BackendPages<E extends Listed> {
+  headers: Record<string, string> = {};
+
+  constructor(
+    private readonly ctx: BucketContext,
+    private readonly store: S3Store,
+    private readonly listing: MarkerListing<E>,
+    private readonly delimiter: string | undefined,
+  ) {}
+
+  /** At most `max` entries of `range` after `marker`, in the virtual key space, rolled up by the delimiter when asked. */
+  async read(range: KeyRange, max: number, marker: Position | undefined, withDelimiter: boolean): Promise<MarkerPage<E>> {
+    const { ctx, store, listing } = this;
+    const query: Record<string, string> = { [listing.subresource]: '', 'encoding-type': 'url', [listing.maxName]: String(Math.max(1, max)), prefix: store.backendKey(range.prefix) };
+    if (withDelimiter && this.delimiter) query.delimiter = this.delimiter;
+    if (marker !== undefined) {
+      query['key-marker'] = store.backendKey(marker.key);
+      if (marker.id) query[listing.idMarkerName] = marker.id;
+    }
+    const response = await store.send({ method: 'GET', query, headers: {} }, backendCall(ctx));
+    const read = await readDocument(response, listing.root, ctx);
+    if (read.response) throw new BackendAnswer(read.response);
+    this.headers = documentHeaders(response);
+    const result = read.document;
+    /** A backend key (URL-encoded by request) in the virtual space, or undefined outside the prefix. */
+    const virtual = (node: ParsedXml | undefined): string | undefined => {
+      const raw = textOf(node);
+      return raw === undefined || raw === '' ? undefined : store.virtualKey(decodeListedKey(raw));
+    };
+    const entries = listing.entriesOf(result, read.text, virtual);
+    // The next page starts after the last entry listed, not at NextKeyMarker: RGW writes that one unencoded
+    // whatever `encoding-type` asked, so a key holding `%` would be read as another.
+    const lastEntry = entries[entries.length - 1];
+    let lastSeen: Position | undefined = lastEntry === undefined ? undefined : { key: lastEntry.key, id: lastEntry.id };
+    const prefixes: string[] = [];
+    for (const cp of listOf(result, 'CommonPrefixes')) {
+      const p = virtual(childOf(cp, 'Prefix'));
+      if (p === undefined) continue;
+      prefixes.push(p);
+      if (lastSeen === undefined || compareKeys(p, lastSeen.key) > 0) lastSeen = { key: p };
+    }
+    const more = textOf(childOf(result, 'IsTruncated')) === 'true' && lastSeen !== undefined;
+    return { entries, prefixes, next: more ? lastSeen : undefined };
   }
-  const response = await store.send({ method: 'GET', query, headers: {} }, backendCall(ctx));
-  const read = await readDocument(response, listing.root, ctx);
-  if (read.response) throw new BackendAnswer(read.response);
-  const result = read.document;
-  /** A backend key (URL-encoded by request) in the virtual space, or undefined outside the prefix. */
-  const virtual = (node: ParsedXml | undefined): string | undefined => {
-    const raw = textOf(node);
-    return raw === undefined || raw === '' ? undefined : store.virtualKey(decodeListedKey(raw));
-  };
-  const entries = entriesOf(result, read.text, virtual);
-  // The next page starts after the last entry listed, not at NextKeyMarker: RGW writes that one unencoded
-  // whatever `encoding-type` asked, so a key holding `%` would be read as another.
-  const lastEntry = entries[entries.length - 1];
-  let lastSeen: Position | undefined = lastEntry === undefined ? undefined : { key: lastEntry.key, id: lastEntry.id };
-  const prefixes: string[] = [];
-  for (const cp of listOf(result, 'CommonPrefixes')) {
-    const p = virtual(childOf(cp, 'Prefix'));
-    if (p === undefined) continue;
-    prefixes.push(p);
-    if (lastSeen === undefined || compareKeys(p, lastSeen.key) > 0) lastSeen = { key: p };
-  }
-  const more = textOf(childOf(result, 'IsTruncated')) === 'true' && lastSeen !== undefined;
-  return { entries, prefixes, next: more ? lastSeen : undefined, headers: documentHeaders(response) };
 }

@@ -1,5 +1,5 @@
 import { S3Error } from '../../../functions/core/errors';
-import { Shown, clientNames, endsBefore, markerParams, within, type Listed, type MarkerListing } from '../../../functions/core/operations/marker-listing';
+import { Shown, clientNames, endsBefore, markerParams, pastStart, startOf, within, type Listed, type MarkerListing } from '../../../functions/core/operations/marker-listing';
 import { Query } from '../../../functions/core/query';
 
 /**
@@ -8,7 +8,7 @@ import { Query } from '../../../functions/core/query';
  * s3rver (test/e2e/versions.test.ts, multipart.test.ts, path-mapping-ops.test.ts).
  */
 
-const UPLOADS: MarkerListing = { subresource: 'uploads', root: 'ListMultipartUploadsResult', maxName: 'max-uploads', idMarkerName: 'upload-id-marker' };
+const UPLOADS: MarkerListing<Listed> = { subresource: 'uploads', root: 'ListMultipartUploadsResult', maxName: 'max-uploads', idMarkerName: 'upload-id-marker', entriesOf: () => [] };
 const entry = (key: string, id = 'v1'): Listed => ({ key, id, node: {} });
 
 describe('markerParams', () => {
@@ -36,6 +36,29 @@ describe('markerParams', () => {
   it('refuses a limit that is no whole number, and an encoding other than url, as S3 does', () => {
     expect(() => markerParams(new Query('uploads&max-uploads=-1'), UPLOADS)).toThrow(S3Error);
     expect(() => markerParams(new Query('uploads&encoding-type=base64'), UPLOADS)).toThrow('Invalid Encoding Method specified in Request');
+  });
+});
+
+describe('startOf and pastStart', () => {
+  const params = (keyMarker?: string, idMarker?: string) => ({ prefix: '', keyMarker, idMarker, max: 10, encodeUrl: false });
+
+  it('starts at the markers as given in a bucket of its own', () => {
+    expect(startOf(params('a', 'u1'), '')).toEqual({ keyMarker: 'a', idMarker: 'u1', max: 10 });
+  });
+
+  it('takes a path-mapped key marker inside the bucket, and the id marker only beside a key marker', () => {
+    expect(startOf(params('repo/a', 'u1'), 'repo/')).toEqual({ keyMarker: 'a', idMarker: 'u1', max: 10 });
+    expect(startOf(params('aaa', 'u1'), 'repo/')).toEqual({ keyMarker: undefined, idMarker: undefined, max: 10 });
+  });
+
+  it('shows nothing when the key marker lies past every key of the mapped bucket', () => {
+    expect(startOf(params('zzz'), 'repo/').max).toBe(0);
+  });
+
+  it('passes every entry of a key marker given alone, and none of it beside an id marker', () => {
+    expect(pastStart(startOf(params('a'), ''), 'a')).toBe(false);
+    expect(pastStart(startOf(params('a'), ''), 'b')).toBe(true);
+    expect(pastStart(startOf(params('a', 'u1'), ''), 'a')).toBe(true);
   });
 });
 
