@@ -86,7 +86,7 @@ function strongMatch(tag: string, etag: string): boolean {
 }
 
 /** A quoted tag's opaque part; anything else as it is. */
-function unquoted(tag: string): string {
+export function unquoted(tag: string): string {
   return tag.length >= 2 && tag.startsWith('"') && tag.endsWith('"') ? tag.slice(1, -1) : tag;
 }
 

@@ -19,7 +19,7 @@ import {
   type ObjectStore,
   type StoreDeps,
 } from './store';
-import { S3_CODE_BY_STATUS, s3ErrorResponse } from './translate';
+import { s3CodeForStatus, s3ErrorResponse } from './translate';
 
 
 /** An S3-compatible backend (AWS S3, Ceph RGW, MinIO, s3rver…), addressed path-style. */
@@ -78,7 +78,7 @@ export class S3Store implements ObjectStore {
    */
   errorResponse(status: number, headers: ReadonlyHeaders, body: Uint8Array, requestId: string, resource: string): ProxyResponse {
     const error = childOf(parseXml(new TextDecoder().decode(body)), 'Error');
-    const code = this.clean(textOf(childOf(error, 'Code')) ?? '') || (S3_CODE_BY_STATUS[status] ?? (status >= 500 ? 'InternalError' : 'InvalidRequest'));
+    const code = this.clean(textOf(childOf(error, 'Code')) ?? '') || s3CodeForStatus(status);
     const node: Record<string, string | undefined> = { Code: code, Message: this.message(code, textOf(childOf(error, 'Message'))) };
     for (const name of ERROR_DETAILS) {
       const value = textOf(childOf(error, name));

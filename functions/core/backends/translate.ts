@@ -22,6 +22,11 @@ export const S3_CODE_BY_STATUS: Readonly<Record<number, S3ErrorCode>> = {
   503: 'SlowDown',
 };
 
+/** The S3 code of a backend's error status, for an S3-compatible store that named none S3 knows. */
+export function s3CodeForStatus(status: number): S3ErrorCode {
+  return S3_CODE_BY_STATUS[status] ?? (status >= 500 ? 'InternalError' : 'InvalidRequest');
+}
+
 /** Standard response headers an object read or write passes through unchanged. */
 export const OBJECT_RESPONSE_HEADERS = [
   'etag', 'last-modified', 'content-length', 'content-type', 'content-range', 'content-encoding', 'content-language',

@@ -5,26 +5,20 @@
  * (PutObject does not carry them to the store) and no list of parts, only how many there are.
  */
 import type { ObjectRequest } from '../backends/store';
-import { S3_CODE_BY_STATUS } from '../backends/translate';
+import { s3CodeForStatus } from '../backends/translate';
 import type { BucketContext } from '../context';
 import { S3Error, isS3ErrorCode, s3Message, type S3ErrorCode } from '../errors';
-import { isProxyResponse, isRewriteBody, type Forward, type HeaderMap } from '../http';
+import { isProxyResponse, isRewriteBody, type Forward, type HeaderMap, type ProxyResponse, type ResponseHead } from '../http';
+import { unquoted } from '../preconditions';
 import { errorResponse } from '../responses';
 import type { XmlNode } from '../xml';
 import { documentResponse } from './backend-response';
-import { refuseVersionOffS3 } from './get-object';
+import { SSE_C_HEADERS, partsCount, refuseVersionOffS3 } from './get-object';
 import { authorizeKey, type Handler } from './operation';
 
 /** The attributes S3 knows, in the order its answer lists them. */
 const ATTRIBUTES = ['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'] as const;
-type Attribute = (typeof ATTRIBUTES)[number];
-
-/** Request headers the HEAD passes on: SSE-C keys, as S3 needs them to read an object's metadata. */
-const SSE_C_HEADERS = [
-  'x-amz-server-side-encryption-customer-algorithm',
-  'x-amz-server-side-encryption-customer-key',
-  'x-amz-server-side-encryption-customer-key-md5',
-];
+export type Attribute = (typeof ATTRIBUTES)[number];
 
 /** Response headers of the HEAD that S3's answer carries as well; an error carries only the version's. */
 const ANSWER_HEADERS = ['last-modified', 'x-amz-version-id', 'x-amz-delete-marker'];
@@ -45,22 +39,38 @@ export const getObjectAttributes: Handler<'GetObjectAttributes'> = async (op, ct
     trace: ctx.record?.trace,
   };
   const forward = await ctx.store.forwardObject(request);
+  const read: AttributesRead = { wanted, versionId: op.versionId, requestId: ctx.requestId, resource: ctx.request.rawPath };
   return {
     ...forward,
     respond: (status, headers) => {
       const answer = forward.respond(status, headers);
-      if (isRewriteBody(answer)) return answer;
-      if (answer.status !== 200) {
-        // The store answered a HEAD: its error has no body, or one already built without it.
-        const code = isProxyResponse(answer) ? answer.errorCode : undefined;
-        const error = errorResponse(headError(answer.status, code, op.versionId), ctx.requestId, 'GET', ctx.request.rawPath);
-        return { ...error, headers: { ...error.headers, ...pick(answer.headers, ERROR_HEADERS) } };
-      }
-      if (isProxyResponse(answer)) return answer;
-      return documentResponse('GetObjectAttributesResponse', attributes(answer.headers, wanted), ctx.requestId, pick(answer.headers, ANSWER_HEADERS));
+      return isRewriteBody(answer) ? answer : attributesAnswer(answer, read);
     },
   };
 };
+
+/** What the client asked: the attributes, the version, and what its answer names. */
+export interface AttributesRead {
+  readonly wanted: ReadonlySet<Attribute>;
+  readonly versionId?: string;
+  readonly requestId: string;
+  readonly resource: string;
+}
+
+/**
+ * The client's answer to the store's answer to the HEAD: the document from a 200; from an error, which a
+ * HEAD has without a body (or built already without one), S3's XML error for a GET, with the delete
+ * marker's headers when S3 sends them.
+ */
+export function attributesAnswer(answer: ResponseHead | ProxyResponse, read: AttributesRead): ProxyResponse {
+  if (answer.status !== 200) {
+    const named = isProxyResponse(answer) ? answer.errorCode : undefined;
+    const error = errorResponse(headError(answer.status, named, read.versionId), read.requestId, 'GET', read.resource);
+    return { ...error, headers: { ...error.headers, ...pick(answer.headers, ERROR_HEADERS) } };
+  }
+  if (isProxyResponse(answer)) return answer;
+  return documentResponse('GetObjectAttributesResponse', attributes(answer.headers, read.wanted), read.requestId, pick(answer.headers, ANSWER_HEADERS));
+}
 
 /**
  * The attributes named in `x-amz-object-attributes` (comma-separated), refused as S3 refuses them: the
@@ -76,9 +86,6 @@ export function requestedAttributes(header: string | null): ReadonlySet<Attribut
   return new Set(names as Attribute[]);
 }
 
-/** An object uploaded in parts has an ETag ending in `-` and their count. */
-const PARTS_COUNT = /-(\d+)"?$/;
-
 /**
  * The answer's elements from the HEAD's headers, in S3's order: the ETag without its quotes (as S3 writes
  * it here), the storage class even when STANDARD (which HEAD leaves out), and for an object uploaded in
@@ -86,10 +93,10 @@ const PARTS_COUNT = /-(\d+)"?$/;
  */
 export function attributes(headers: HeaderMap, wanted: ReadonlySet<Attribute>): XmlNode {
   const etag = headers.etag ?? '';
-  const parts = PARTS_COUNT.exec(etag)?.[1];
+  const parts = partsCount(etag);
   return {
-    ETag: wanted.has('ETag') ? etag.replace(/^"|"$/g, '') : undefined,
-    ObjectParts: wanted.has('ObjectParts') && parts !== undefined ? { PartsCount: Number(parts) } : undefined,
+    ETag: wanted.has('ETag') ? unquoted(etag) : undefined,
+    ObjectParts: wanted.has('ObjectParts') && parts !== undefined ? { PartsCount: parts } : undefined,
     StorageClass: wanted.has('StorageClass') ? (headers['x-amz-storage-class'] ?? 'STANDARD') : undefined,
     ObjectSize: wanted.has('ObjectSize') ? Number(headers['content-length'] ?? 0) : undefined,
   };
@@ -104,10 +111,11 @@ function headError(status: number, named: string | undefined, versionId: string 
     named !== undefined && isS3ErrorCode(named) ? named
     : status === 404 ? (versionId === undefined ? 'NoSuchKey' : 'NoSuchVersion')
     : status === 405 ? 'MethodNotAllowed'
-    : (S3_CODE_BY_STATUS[status] ?? (status >= 500 ? 'InternalError' : 'InvalidRequest'));
+    : s3CodeForStatus(status);
   return new S3Error(code, s3Message(code) ?? `The backend answered ${code}`);
 }
 
+/** The HEAD passes on the SSE-C keys only. */
 function sseHeaders(ctx: BucketContext): HeaderMap {
   const out: HeaderMap = {};
   for (const name of SSE_C_HEADERS) {

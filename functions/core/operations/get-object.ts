@@ -6,11 +6,16 @@ import { s3ErrorResponse } from '../backends/translate';
 import { parseRange, rangeHeader } from '../range';
 import { authorizeKey, type Handler } from './operation';
 
+/** The SSE-C key headers: S3 needs them to read an object encrypted with the client's own key, or its metadata. */
+export const SSE_C_HEADERS = [
+  'x-amz-server-side-encryption-customer-algorithm', 'x-amz-server-side-encryption-customer-key',
+  'x-amz-server-side-encryption-customer-key-md5',
+] as const;
+
 /** Request headers a read passes to the backend: ranges, preconditions, checksum mode and SSE-C keys. */
 const READ_HEADERS: ReadonlySet<string> = new Set([
   'range', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since', 'x-amz-checksum-mode',
-  'x-amz-server-side-encryption-customer-algorithm', 'x-amz-server-side-encryption-customer-key',
-  'x-amz-server-side-encryption-customer-key-md5', 'x-amz-request-payer', 'x-amz-expected-bucket-owner',
+  ...SSE_C_HEADERS, 'x-amz-request-payer', 'x-amz-expected-bucket-owner',
 ]);
 
 /** Query parameters a read passes on: the version, a part, and S3's response header overrides. */
@@ -50,7 +55,13 @@ export function refuseVersionOffS3(ctx: BucketContext, versionId: string | undef
 }
 
 /** An ETag of an object uploaded in parts: the digest of its parts' digests, then `-` and their count. */
-const MULTIPART_ETAG = /-\d+"?$/;
+const MULTIPART_ETAG = /-(\d+)"?$/;
+
+/** How many parts an object was uploaded in, read from its ETag; undefined for one uploaded whole. */
+export function partsCount(etag: string): number | undefined {
+  const count = MULTIPART_ETAG.exec(etag)?.[1];
+  return count === undefined ? undefined : Number(count);
+}
 
 /**
  * A part read answered as S3 answers it. S3 answers every part of a non-empty object with 206 and the part's
@@ -71,7 +82,7 @@ function asPartRead(forward: Forward, part: number, request: ObjectRequest, keep
         const size = Number(answer.headers['content-length']);
         return size > 0 ? { status: 206, headers: { ...answer.headers, 'content-range': `bytes 0-${size - 1}/${size}` } } : answer;
       }
-      const refusal = keepsParts && MULTIPART_ETAG.test(answer.headers.etag ?? '')
+      const refusal = keepsParts && partsCount(answer.headers.etag ?? '') !== undefined
         ? notImplemented('Reading one part of an object uploaded in parts on this store')
         : new S3Error('InvalidPartNumber', 'The requested partnumber is not satisfiable');
       return s3ErrorResponse(refusal, request);
