@@ -1,6 +1,7 @@
 import {
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectCommand,
   GetBucketVersioningCommand,
   GetObjectAttributesCommand,
   GetObjectCommand,
@@ -47,6 +48,8 @@ beforeAll(async () => {
   await putInParts(rgw, 'data', 'parts/two.bin', [PART_SIZE, 1]);
   versions.v1 = await putDirect(rgw, 'versioned', 'doc.txt', 'one');
   versions.v2 = await putDirect(rgw, 'versioned', 'doc.txt', 'two');
+  await putDirect(rgw, 'versioned', 'gone.txt', 'gone');
+  await rgw.send(new DeleteObjectCommand({ Bucket: 'versioned', Key: 'gone.txt' }));
 }, 120_000);
 
 afterAll(() => backends?.stop());
@@ -273,6 +276,11 @@ describe.each(RUNTIMES)('reading through the gateway (%s runtime)', (runtime) =>
       expect(old).toMatchObject({ ObjectSize: 3, VersionId: versions.v1 });
       expect(await codeOf(attributes(scoped, 'versioned', 'doc.txt', versions.v1))).toBe('AccessDenied');
       expect((await attributes(scoped, 'versioned', 'doc.txt')).VersionId).toBe(versions.v2);
+    });
+
+    it('answers a version that does not exist with NoSuchVersion, and a deleted key with NoSuchKey', async () => {
+      expect(await codeOf(attributes(admin, 'versioned', 'doc.txt', 'not-a-version-of-it'))).toBe('NoSuchVersion');
+      expect(await codeOf(attributes(admin, 'versioned', 'gone.txt'))).toBe('NoSuchKey');
     });
 
     it('is authorized as HeadObject: within the caller\'s prefixes, anonymously only on a public bucket', async () => {

@@ -1,4 +1,6 @@
-import { attributes, requestedAttributes } from '../../../functions/core/operations/get-object-attributes';
+import { attributes, attributesAnswer, requestedAttributes, type AttributesRead } from '../../../functions/core/operations/get-object-attributes';
+import { errorResponse } from '../../../functions/core/responses';
+import { S3Error } from '../../../functions/core/errors';
 
 /**
  * GetObjectAttributes reads the attributes a client names and answers them from the store's HEAD. Its
@@ -38,5 +40,38 @@ describe('attributes: the answer from a HEAD\'s headers', () => {
 
   it('shows only the attributes asked for', () => {
     expect(attributes({ etag: '"e-3"', 'content-length': '5' }, requestedAttributes('ObjectSize'))).toEqual({ ETag: undefined, ObjectParts: undefined, StorageClass: undefined, ObjectSize: 5 });
+  });
+});
+
+describe('attributesAnswer: the store\'s answer to the HEAD as the client\'s', () => {
+  const read: AttributesRead = { wanted: requestedAttributes('ETag,ObjectSize'), requestId: 'REQ', resource: '/b/k?attributes' };
+  const text = (body: unknown): string => (typeof body === 'string' ? body : new TextDecoder().decode(body as Uint8Array));
+
+  it('writes the document from a 200, with Last-Modified and the version id', () => {
+    const out = attributesAnswer({ status: 200, headers: { etag: '"abc"', 'content-length': '3', 'last-modified': 'Mon, 07 Dec 2026 12:00:00 GMT', 'x-amz-version-id': 'v1', 'x-amz-meta-a': 'x' } }, read);
+    expect(out.status).toBe(200);
+    expect(out.headers).toMatchObject({ 'last-modified': 'Mon, 07 Dec 2026 12:00:00 GMT', 'x-amz-version-id': 'v1' });
+    expect(out.headers['x-amz-meta-a']).toBeUndefined();
+    expect(text(out.body)).toContain('<GetObjectAttributesResponse xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><ETag>abc</ETag><ObjectSize>3</ObjectSize></GetObjectAttributesResponse>');
+  });
+
+  it('answers a bodiless 404 as NoSuchKey in XML, NoSuchVersion for a version, keeping a delete marker\'s headers', () => {
+    const gone = attributesAnswer({ status: 404, headers: { 'x-amz-delete-marker': 'true', 'x-amz-version-id': 'dm1', 'last-modified': 'x' } }, read);
+    expect([gone.status, gone.errorCode]).toEqual([404, 'NoSuchKey']);
+    expect(gone.headers).toMatchObject({ 'x-amz-delete-marker': 'true', 'x-amz-version-id': 'dm1' });
+    expect(gone.headers['last-modified']).toBeUndefined();
+    expect(text(gone.body)).toContain('<Resource>/b/k?attributes</Resource>');
+    expect(attributesAnswer({ status: 404, headers: {} }, { ...read, versionId: 'v9' }).errorCode).toBe('NoSuchVersion');
+  });
+
+  it('answers a delete marker\'s version (405 to a HEAD) as MethodNotAllowed, and other statuses by S3\'s code for them', () => {
+    expect([405, 403, 400, 503].map((status) => attributesAnswer({ status, headers: {} }, read).errorCode)).toEqual(['MethodNotAllowed', 'AccessDenied', 'InvalidArgument', 'SlowDown']);
+  });
+
+  it('keeps the code a store already named, with a body for the GET the client sent', () => {
+    const built = errorResponse(new S3Error('NoSuchBucket', 'The specified bucket does not exist'), 'REQ', 'HEAD', '/b/k');
+    const out = attributesAnswer(built, read);
+    expect([out.status, out.errorCode]).toEqual([404, 'NoSuchBucket']);
+    expect(text(out.body)).toContain('<Code>NoSuchBucket</Code>');
   });
 });
