@@ -19,6 +19,7 @@ import { authorizeKey, type Handler } from './operation';
 /** The attributes S3 knows, in the order its answer lists them. */
 const ATTRIBUTES = ['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'] as const;
 export type Attribute = (typeof ATTRIBUTES)[number];
+const KNOWN: ReadonlySet<string> = new Set(ATTRIBUTES);
 
 /** Response headers of the HEAD that S3's answer carries as well; an error carries only the version's. */
 const ANSWER_HEADERS = ['last-modified', 'x-amz-version-id', 'x-amz-delete-marker'];
@@ -81,8 +82,7 @@ export function requestedAttributes(header: string | null): ReadonlySet<Attribut
   if (names.every((name) => name === '')) {
     throw new S3Error('InvalidArgument', 'x-amz-object-attributes header specifying the attributes to be retrieved is either missing or empty');
   }
-  const known: ReadonlySet<string> = new Set(ATTRIBUTES);
-  if (names.some((name) => !known.has(name))) throw new S3Error('InvalidArgument', 'Invalid attribute name specified.');
+  if (names.some((name) => !KNOWN.has(name))) throw new S3Error('InvalidArgument', 'Invalid attribute name specified.');
   return new Set(names as Attribute[]);
 }
 
