@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
+import { importHmacKey } from '../../../functions/core/bytes';
 import { Crc32, streamDigest, useNativeCrc32, useNativeHash } from '../../../functions/core/checksums';
+import { chunkSignature } from '../../../functions/core/payload/aws-chunked/signatures';
 import { parseConfig } from '../../../functions/core/config/parse';
 import { Gateway } from '../../../functions/core/gateway';
 import { serve } from '../../../functions/node-server';
@@ -13,7 +15,8 @@ import { installAwsLambda } from '../../../scripts/lambda-local/awslambda';
 
 /**
  * The Node runtimes verify CRC32 trailers with zlib's native CRC instead of the core's tables, and signed
- * SHA-256 payloads (and SHA-1, SHA-256 and MD5 checksums) with node:crypto instead of TypeScript.
+ * SHA-256 payloads, signed aws-chunked chunks (and SHA-1, SHA-256 and MD5 checksums) with node:crypto instead
+ * of TypeScript.
  */
 const CONFIG = '[[buckets]]\nname = "b"\nbackend_type = "s3"\n[buckets.backend_options]\nendpoint = "http://127.0.0.1:9"\nbucket_name = "b"\n';
 
@@ -73,6 +76,16 @@ describe('Node checksums', () => {
     new Gateway(parseConfig(CONFIG), { client: nodeBackend().client, hash: nodeHash() });
     expect(await Promise.all((['sha256', 'sha1', 'md5'] as const).map((algorithm) => streamed(algorithm, data)))).toEqual(typescript);
     expect(hashSpy.mock.calls).toEqual([['sha256'], ['sha1'], ['md5']]);
+  });
+
+  it('GIVEN a gateway built with the Node hash THEN a signed aws-chunked chunk is hashed by node:crypto, with the same signature', async () => {
+    const seed = { signature: 'f'.repeat(64), signingKey: importHmacKey(crypto.randomBytes(32)), scope: '20261207/us-east-1/s3/aws4_request', amzDate: '20261207T120000Z' };
+    const data = crypto.randomBytes(64 * 1024);
+    const typescript = await chunkSignature(seed, seed.signature, data);
+    expect(hashSpy).not.toHaveBeenCalled();
+    new Gateway(parseConfig(CONFIG), { client: nodeBackend().client, hash: nodeHash() });
+    expect(await chunkSignature(seed, seed.signature, data)).toBe(typescript);
+    expect(hashSpy.mock.calls).toEqual([['sha256']]);
   });
 
   /** A minimal configuration file for the entries, removed after `use`. */
