@@ -6,15 +6,15 @@
  */
 import type { ObjectRequest } from '../backends/store';
 import { s3CodeForStatus } from '../backends/translate';
-import type { BucketContext } from '../context';
 import { S3Error, isS3ErrorCode, s3Message, type S3ErrorCode } from '../errors';
 import { isProxyResponse, isRewriteBody, type Forward, type HeaderMap, type ProxyResponse, type ResponseHead } from '../http';
 import { unquoted } from '../preconditions';
 import { errorResponse } from '../responses';
 import type { XmlNode } from '../xml';
 import { documentResponse } from './backend-response';
-import { SSE_C_HEADERS, partsCount, refuseVersionOffS3 } from './get-object';
+import { partsCount, refuseVersionOffS3 } from './get-object';
 import { authorizeKey, type Handler } from './operation';
+import { sseCustomerHeaders } from './write-headers';
 
 /** The attributes S3 knows, in the order its answer lists them. */
 const ATTRIBUTES = ['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'] as const;
@@ -34,7 +34,7 @@ export const getObjectAttributes: Handler<'GetObjectAttributes'> = async (op, ct
     method: 'HEAD',
     key: op.key,
     query: op.versionId === undefined ? undefined : { versionId: op.versionId },
-    headers: sseHeaders(ctx),
+    headers: sseCustomerHeaders(ctx.request.headers),
     requestId: ctx.requestId,
     resource: ctx.request.rawPath,
     trace: ctx.record?.trace,
@@ -113,16 +113,6 @@ function headError(status: number, named: string | undefined, versionId: string 
     : status === 405 ? 'MethodNotAllowed'
     : s3CodeForStatus(status);
   return new S3Error(code, s3Message(code) ?? `The backend answered ${code}`);
-}
-
-/** The HEAD passes on the SSE-C keys only. */
-function sseHeaders(ctx: BucketContext): HeaderMap {
-  const out: HeaderMap = {};
-  for (const name of SSE_C_HEADERS) {
-    const value = ctx.request.headers.get(name);
-    if (value !== null) out[name] = value;
-  }
-  return out;
 }
 
 function pick(headers: HeaderMap, names: readonly string[]): Record<string, string> {

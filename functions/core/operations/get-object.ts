@@ -6,16 +6,11 @@ import { s3ErrorResponse } from '../backends/translate';
 import { parseRange, rangeHeader } from '../range';
 import { authorizeKey, type Handler } from './operation';
 
-/** The SSE-C key headers: S3 needs them to read an object encrypted with the client's own key, or its metadata. */
-export const SSE_C_HEADERS = [
-  'x-amz-server-side-encryption-customer-algorithm', 'x-amz-server-side-encryption-customer-key',
-  'x-amz-server-side-encryption-customer-key-md5',
-] as const;
-
 /** Request headers a read passes to the backend: ranges, preconditions, checksum mode and SSE-C keys. */
 const READ_HEADERS: ReadonlySet<string> = new Set([
   'range', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since', 'x-amz-checksum-mode',
-  ...SSE_C_HEADERS, 'x-amz-request-payer', 'x-amz-expected-bucket-owner',
+  'x-amz-server-side-encryption-customer-algorithm', 'x-amz-server-side-encryption-customer-key',
+  'x-amz-server-side-encryption-customer-key-md5', 'x-amz-request-payer', 'x-amz-expected-bucket-owner',
 ]);
 
 /** Query parameters a read passes on: the version, a part, and S3's response header overrides. */

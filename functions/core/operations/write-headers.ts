@@ -1,5 +1,5 @@
 /**
- * Which client request headers each write passes to the backend. Everything passed on is signed on the
+ * Which client request headers each write (and GetObjectAttributes' HEAD) passes to the backend. Everything passed on is signed on the
  * header-signed backend request, so `x-amz-*` object headers survive (the spec's presigned PUT could not
  * carry them: rule 2). Names are lower-case; nothing else reaches the backend.
  */
@@ -63,6 +63,11 @@ export function createMultipartHeaders(headers: ReadonlyHeaders): HeaderMap {
 /** UploadPart: Content-MD5 and SSE-C (part checksums are verified by the gateway, see createMultipartHeaders). */
 export function uploadPartHeaders(headers: ReadonlyHeaders): HeaderMap {
   return select(headers, (n) => n === 'content-md5' || n.startsWith(SSE_CUSTOMER_PREFIX));
+}
+
+/** GetObjectAttributes' HEAD: the SSE-C key alone, which S3 needs to tell anything of an object encrypted with it. */
+export function sseCustomerHeaders(headers: ReadonlyHeaders): HeaderMap {
+  return select(headers, (n) => n.startsWith(SSE_CUSTOMER_PREFIX));
 }
 
 /** CompleteMultipartUpload: the preconditions (spec rule 3) and SSE-C. */
