@@ -142,8 +142,7 @@ export async function listUploads(ctx: BucketContext, params: MarkerParams, addr
     if (err instanceof BackendAnswer) return err.response;
     throw err;
   }
-  // Only what was shown names the next page.
-  const next = truncated ? (shown.last ?? (keyMarker === undefined ? undefined : { key: keyMarker, id: uploadIdMarker })) : undefined;
+  const next = truncated ? shown.next(params, start) : undefined;
   const { encode, client } = clientNames(params, base);
   return documentResponse(
     'ListMultipartUploadsResult',

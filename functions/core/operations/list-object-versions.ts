@@ -118,7 +118,7 @@ export async function listVersions(ctx: BucketContext, params: MarkerParams, add
     if (err instanceof BackendAnswer) return err.response;
     throw err;
   }
-  const next = truncated ? (shown.last ?? (params.keyMarker === undefined ? undefined : { key: keyMarker ?? '', id: versionIdMarker })) : undefined;
+  const next = truncated ? shown.next(params, start) : undefined;
   const { encode, client } = clientNames(params, base);
   const node: XmlNode = {
     Name: address.bucket,

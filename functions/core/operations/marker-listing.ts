@@ -140,6 +140,14 @@ export class Shown<E extends Listed> {
     this.prefixes.push(cp);
     if (this.last === undefined || compareKeys(cp, this.last.key) > 0) this.last = { key: cp };
   }
+
+  /**
+   * Where a truncated page's successor starts: after the last entry or prefix shown; with nothing shown
+   * (the backend pages ran out first), where this page started, so the listing still says more follows.
+   */
+  next(params: MarkerParams, start: Start): Position | undefined {
+    return this.last ?? (params.keyMarker === undefined ? undefined : { key: start.keyMarker ?? '', id: start.idMarker });
+  }
 }
 
 /** Names in the client's space (under the path-mapped `base`), URL-encoded when the client asked. */

@@ -109,6 +109,17 @@ describe('Shown', () => {
     shown.prefix('b/');
     expect(shown.last).toEqual({ key: 'c/' });
   });
+
+  it('starts the next page after the last position shown, else where this page started, so a truncated page says more follows', () => {
+    const params = (keyMarker?: string, idMarker?: string) => ({ prefix: '', keyMarker, idMarker, max: 10, encodeUrl: false });
+    const shown = new Shown<Listed>();
+    expect(shown.next(params(), startOf(params(), ''))).toBeUndefined();
+    expect(shown.next(params('a', 'u1'), startOf(params('a', 'u1'), ''))).toEqual({ key: 'a', id: 'u1' });
+    // A path-mapped key marker before the bucket's keys starts it at its first key: the bucket's own base.
+    expect(shown.next(params('aaa', 'u1'), startOf(params('aaa', 'u1'), 'repo/'))).toEqual({ key: '', id: undefined });
+    shown.entry(entry('b', 'u2'));
+    expect(shown.next(params('a', 'u1'), startOf(params('a', 'u1'), ''))).toEqual({ key: 'b', id: 'u2' });
+  });
 });
 
 describe('clientNames', () => {
