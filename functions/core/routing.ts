@@ -1,12 +1,13 @@
 import type { ReadonlyHeaders } from './http';
 import { S3Error, notImplemented } from './errors';
 import { decodePathComponent } from './keys';
-import { Query } from './query';
+import type { Query } from './query';
+import { OPERATIONS, SUBRESOURCES, type Route } from './operations/table';
 
 /**
- * Turns method, raw path, query and headers into one S3 operation. Nothing unknown falls through to a
- * neighbouring operation: a sub-resource the gateway does not serve is NotImplemented, never a listing or
- * an object PUT.
+ * Turns method, raw path, query and headers into one S3 operation, by the routes of the operation table.
+ * Nothing unknown falls through to a neighbouring operation: a sub-resource the gateway does not serve is
+ * NotImplemented, never a listing or an object PUT.
  */
 export type Operation =
   | { readonly name: 'ListBuckets' }
@@ -66,15 +67,6 @@ export type OperationName = Operation['name'];
  */
 export type BucketOperation = Exclude<Operation, { readonly name: 'ListBuckets' | 'CreateBucket' }>;
 
-/** Sub-resources S3 defines (https://docs.aws.amazon.com/AmazonS3/latest/API/API_Operations_Amazon_Simple_Storage_Service.html). */
-const SUBRESOURCES = [
-  'accelerate', 'acl', 'analytics', 'attributes', 'cors', 'delete', 'encryption', 'intelligent-tiering',
-  'inventory', 'legal-hold', 'lifecycle', 'location', 'logging', 'metadataConfiguration', 'metadataTable',
-  'metrics', 'notification', 'object-lock', 'ownershipControls', 'policy', 'policyStatus',
-  'publicAccessBlock', 'renameObject', 'replication', 'requestPayment', 'restore', 'retention', 'select',
-  'session', 'tagging', 'torrent', 'uploadId', 'uploads', 'versioning', 'versions', 'website',
-] as const;
-
 export interface ParsedPath {
   readonly bucket?: string;
   readonly key?: string;
@@ -92,83 +84,64 @@ export function parsePath(rawPath: string): ParsedPath {
   return rawKey === '' ? { bucket } : { bucket, key: decodePathComponent(rawKey) };
 }
 
+/**
+ * The operation a request names, matched against the routes of the operation table (operations/table.ts):
+ * the route whose method, target and sub-resource match and whose required parameters and header are all
+ * present; where two match, the one requiring more (a PUT naming a copy source is CopyObject, not
+ * PutObject). A request no route matches is NotImplemented.
+ */
 export function routeS3(method: string, rawPath: string, query: Query, headers: ReadonlyHeaders): Operation {
   const { bucket, key } = parsePath(rawPath);
   const sub = subresources(query);
-  if (bucket === undefined) {
-    if (method === 'GET' && sub.length === 0) return { name: 'ListBuckets' };
-    throw notImplemented(`${method} on the service root`);
-  }
-  if (key === undefined) return routeBucket(method, bucket, query, sub);
-  return routeObject(method, bucket, key, query, headers, sub);
+  const target = bucket === undefined ? 'service' : key === undefined ? 'bucket' : 'object';
+  const name = matchRoute(method, target, sub, query, headers);
+  if (name === undefined) throw notImplemented(target === 'service' ? `${method} on the service root` : describe(method, target, sub));
+  if (bucket === undefined) return { name: 'ListBuckets' };
+  return operationOf(name, bucket, key, query, headers);
 }
 
-function routeBucket(method: string, bucket: string, query: Query, sub: readonly string[]): Operation {
-  const only = (name: string): boolean => sub.length === 1 && sub[0] === name;
-  if (method === 'GET' && sub.length === 0) {
-    if (query.get('list-type') === '2') return { name: 'ListObjects', bucket, version: 2 };
-    if (query.has('list-type') && query.get('list-type') !== '1') {
-      throw new S3Error('InvalidArgument', 'list-type must be 1 or 2');
-    }
-    return { name: 'ListObjects', bucket, version: 1 };
+/** Each operation with its route, looked through in the table's order. */
+const ROUTES = (Object.keys(OPERATIONS) as OperationName[]).map((name) => ({ name, route: OPERATIONS[name].route }));
+
+function matchRoute(method: string, target: Route['target'], sub: readonly string[], query: Query, headers: ReadonlyHeaders): OperationName | undefined {
+  let best: { name: OperationName; weight: number } | undefined;
+  for (const { name, route } of ROUTES) {
+    if (route.method !== method || route.target !== target) continue;
+    if (route.subresource === undefined ? sub.length > 0 : sub.length !== 1 || sub[0] !== route.subresource) continue;
+    if (route.query?.some((q) => !query.has(q)) || route.without?.some((q) => query.has(q))) continue;
+    if (route.header !== undefined && headers.get(route.header) === null) continue;
+    const weight = (route.query?.length ?? 0) + (route.header === undefined ? 0 : 1);
+    if (best === undefined || weight > best.weight) best = { name, weight };
   }
-  if (method === 'GET' && only('location')) return { name: 'GetBucketLocation', bucket };
-  if (method === 'GET' && only('versioning')) return { name: 'GetBucketVersioning', bucket };
-  if (method === 'GET' && only('uploads')) return { name: 'ListMultipartUploads', bucket };
-  if (method === 'GET' && only('versions')) return { name: 'ListObjectVersions', bucket };
-  if (method === 'HEAD' && sub.length === 0) return { name: 'HeadBucket', bucket };
-  if (method === 'PUT' && sub.length === 0) return { name: 'CreateBucket', bucket };
-  if (method === 'POST' && only('delete')) return { name: 'DeleteObjects', bucket };
-  if (method === 'POST' && sub.length === 0) return { name: 'PostObject', bucket };
-  throw notImplemented(describe(method, 'bucket', sub));
+  return best?.name;
 }
 
-function routeObject(
-  method: string,
-  bucket: string,
-  key: string,
-  query: Query,
-  headers: ReadonlyHeaders,
-  sub: readonly string[],
-): Operation {
-  const onlyUploadId = sub.length === 1 && sub[0] === 'uploadId';
-  const onlyTagging = sub.length === 1 && sub[0] === 'tagging';
-  const uploadId = query.get('uploadId') ?? '';
-  const copySource = headers.get('x-amz-copy-source');
+/** The routed operation `name` with the parameters its route reads. */
+function operationOf(name: OperationName, bucket: string, key: string | undefined, query: Query, headers: ReadonlyHeaders): Operation {
+  const row = OPERATIONS[name];
+  if (name === 'ListObjects') return { name, bucket, version: listVersion(query) };
+  if (key === undefined) return { name, bucket } as Operation;
+  const route = row.route;
+  const op: { -readonly [F in keyof OperationFields]?: OperationFields[F] } & { name: OperationName; bucket: string } = { name, bucket, key };
   // An empty versionId is treated as absent, as on GET (spec).
-  const versionId = query.get('versionId') || undefined;
-  if (method === 'GET' || method === 'HEAD') {
-    if (sub.length === 0) {
-      const read = { name: method === 'GET' ? 'GetObject' : 'HeadObject', bucket, key, versionId } as const;
-      // An empty partNumber is treated as absent, as an empty versionId is.
-      const part = query.get('partNumber');
-      return part ? { ...read, partNumber: partNumber(part) } : read;
-    }
-    if (method === 'GET' && onlyUploadId) return { name: 'ListParts', bucket, key, uploadId };
-    if (method === 'GET' && onlyTagging) return { name: 'GetObjectTagging', bucket, key, versionId };
-    if (method === 'GET' && sub.length === 1 && sub[0] === 'attributes') return { name: 'GetObjectAttributes', bucket, key, versionId };
-  }
-  if (method === 'PUT') {
-    if (sub.length === 0 && !query.has('partNumber')) {
-      return copySource === null ? { name: 'PutObject', bucket, key } : { name: 'CopyObject', bucket, key, copySource };
-    }
-    if (onlyUploadId && query.has('partNumber')) {
-      const part = partNumber(query.get('partNumber'));
-      if (copySource !== null) return { name: 'UploadPartCopy', bucket, key, uploadId, partNumber: part, copySource };
-      return { name: 'UploadPart', bucket, key, uploadId, partNumber: part };
-    }
-    if (onlyTagging) return { name: 'PutObjectTagging', bucket, key, versionId };
-  }
-  if (method === 'POST') {
-    if (sub.length === 1 && sub[0] === 'uploads') return { name: 'CreateMultipartUpload', bucket, key };
-    if (onlyUploadId) return { name: 'CompleteMultipartUpload', bucket, key, uploadId };
-  }
-  if (method === 'DELETE') {
-    if (sub.length === 0) return { name: 'DeleteObject', bucket, key, versionId };
-    if (onlyUploadId) return { name: 'AbortMultipartUpload', bucket, key, uploadId };
-    if (onlyTagging) return { name: 'DeleteObjectTagging', bucket, key, versionId };
-  }
-  throw notImplemented(describe(method, 'object', sub));
+  if (typeof row.access === 'object' && row.access.versioned !== undefined) op.versionId = query.get('versionId') || undefined;
+  if (route.subresource === 'uploadId') op.uploadId = query.get('uploadId') ?? '';
+  if (route.query?.includes('partNumber')) op.partNumber = partNumber(query.get('partNumber'));
+  // A read of one part; an empty partNumber is treated as absent, as an empty versionId is.
+  else if ((name === 'GetObject' || name === 'HeadObject') && query.get('partNumber')) op.partNumber = partNumber(query.get('partNumber'));
+  if (route.header === 'x-amz-copy-source') op.copySource = headers.get('x-amz-copy-source') ?? '';
+  // The fields set are those the table's route declares for `name`, which is what its Operation shape holds.
+  return op as Operation;
+}
+
+/** Every parameter some routed operation carries. */
+type OperationFields = { key: string; versionId: string | undefined; uploadId: string; partNumber: number; copySource: string };
+
+function listVersion(query: Query): 1 | 2 {
+  const listType = query.get('list-type');
+  if (listType === '2') return 2;
+  if (listType !== undefined && listType !== '1') throw new S3Error('InvalidArgument', 'list-type must be 1 or 2');
+  return 1;
 }
 
 /** Part numbers are 1 to 10000 (S3's limit); anything else is InvalidArgument as on S3. */

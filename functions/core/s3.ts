@@ -1,26 +1,27 @@
 /**
- * The S3 API: every request is authenticated first (so nothing the signature leaves out can decide the
- * operation), then routed, path-mapped, aimed at its virtual bucket, and handed to its operation, which has
- * it authorized.
+ * The S3 API, and where every S3 request is authorized: it is authenticated first (so nothing the signature
+ * leaves out can decide the operation), then routed, path-mapped, aimed at its virtual bucket, authorized
+ * from its row of the operation table (operations/table.ts, `authorizeRow`), and only then handed to its
+ * handler.
  */
 import { pathStylePath, type Addressing } from './addressing';
 import { authenticate, type SessionUnsealer } from './auth/identity';
-import { authorizeListBuckets, ruleOf } from './auth/authorize';
+import { authorize, authorizeListBuckets, isAuthorized, neededActions, type Access } from './auth/authorize';
 import { withHoistedHeaders } from './auth/hoisted-headers';
 import type { ObjectStore } from './backends/store';
 import type { Bucket, Config } from './config/types';
-import { inBucket, type RequestContext } from './context';
+import { inBucket, type BucketContext, type RequestContext } from './context';
 import { S3Error } from './errors';
 import type { Dispatch, ProxyRequest } from './http';
 import { validateKey } from './keys';
 import { callerOf, type RequestRecord } from './observability/record';
-import { runOperation, type S3Services } from './operations';
+import { OPERATIONS, runOperation, type S3Services } from './operations';
 import { createBucketRefusal, listBuckets } from './operations/buckets';
 import { accountLevel } from './operations/list-mapped';
 import { respond } from './operations/operation';
 import { PathMapper } from './path-mapping';
 import type { Query } from './query';
-import { routeS3, type Operation } from './routing';
+import { routeS3, type BucketOperation, type Operation } from './routing';
 
 export interface S3ApiDeps {
   readonly config: Config;
@@ -54,16 +55,16 @@ export class S3Api {
     const request = withHoistedHeaders(received, identity.info);
     const routed = routeS3(request.method, path, query, request.headers);
     if (routed.name === 'CreateBucket') throw createBucketRefusal(identity, routed.bucket, this.bucketsNamed(routed.bucket));
-    if (record) recordOperation(record, routed);
+    if (record) recordOperation(record, routed, request.headers);
     const ctx: RequestContext = { request, query, identity, config, requestId: request.requestId, record };
     // Path mapping rewrites the routed operation only: the signature was verified over what was sent.
     const mapped = this.paths?.map(routed);
     if (mapped?.level === 'prefix') {
       const children = mapped.children.map((child) => ({ path: child.path, ctx: inBucket(ctx, child.bucket, this.storeOf(child.bucket.name)) }));
-      return accountLevel(mapped, children, ctx, this.deps.services);
+      return accountLevel(mapped, children, ctx, this.deps.services, OPERATIONS[mapped.operation.name].access);
     }
     const operation = mapped?.level === 'bucket' ? mapped.operation : routed;
-    if (record && operation !== routed) recordOperation(record, operation);
+    if (record && operation !== routed) recordOperation(record, operation, request.headers);
     if (operation.name === 'ListBuckets') {
       authorizeListBuckets(identity);
       const names = mapped?.level === 'root' ? mapped.names : [...config.buckets.keys()];
@@ -76,7 +77,10 @@ export class S3Api {
     }
     if (!bucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: operation.bucket });
     if ('key' in operation) validateKey(operation.key);
-    return runOperation(operation, inBucket(ctx, bucket, this.storeOf(bucket.name)), this.deps.services);
+    const inTheBucket = inBucket(ctx, bucket, this.storeOf(bucket.name));
+    const access = OPERATIONS[operation.name].access;
+    authorizeRow(access, operation, inTheBucket);
+    return runOperation(operation, inTheBucket, this.deps.services, access);
   }
 
   /** The virtual buckets a client's bucket name stands for: one, none, or a path-mapped level's. */
@@ -92,16 +96,44 @@ export class S3Api {
 }
 
 /**
- * The audit fields of a routed operation: its name, the action it is authorized as, its bucket and key (an
- * object's key, or a listing's prefix).
+ * Has `operation` authorized from its row: its action (or its version's) and every extra its headers ask
+ * for, on its key, its listing's prefix, or somewhere in its bucket. 403 AccessDenied before the handler
+ * runs, so nothing reaches a backend. Handlers check only what no row can say (a copy source, each
+ * DeleteObjects entry, a listing's ranges, a form's signer).
  */
-function recordOperation(record: RequestRecord, operation: Operation): void {
-  record.operation = operation.name;
-  if (operation.name === 'ListBuckets') {
-    record.action = 'list_buckets';
-    return;
+function authorizeRow(access: Access, operation: BucketOperation, ctx: BucketContext): void {
+  const request = { versionId: versionOf(operation), headers: ctx.request.headers };
+  switch (access.on) {
+    case 'key':
+      return authorize(ctx.identity, access, request, ctx.bucket, 'key' in operation ? operation.key : '');
+    case 'prefix':
+      return authorize(ctx.identity, access, request, ctx.bucket, ctx.query.get('prefix') ?? '');
+    case 'bucket':
+      return authorize(ctx.identity, access, request, ctx.bucket);
+    case 'entries':
+      // Deleting objects or versions somewhere; which of them each entry needs is the handler's to see.
+      if (!isAuthorized(ctx.identity, access, { versionId: 'any', headers: request.headers }, ctx.bucket)) authorize(ctx.identity, access, request, ctx.bucket);
+      return;
+    case 'form':
+      // The request is the browser's; its signer is in the form, which the handler reads first.
+      return;
   }
+}
+
+function versionOf(operation: Operation): string | undefined {
+  return 'versionId' in operation ? operation.versionId : undefined;
+}
+
+/**
+ * The audit fields of a routed operation, from its row: its name, the action it is authorized as, its bucket
+ * and key (an object's key, or a listing's prefix).
+ */
+function recordOperation(record: RequestRecord, operation: Operation, headers: ProxyRequest['headers']): void {
+  record.operation = operation.name;
+  const access = OPERATIONS[operation.name].access;
+  if (access === 'signed caller') record.action = 'list_buckets';
+  else if (access !== 'refused') record.action = neededActions(access, { versionId: versionOf(operation), headers })[0].action;
+  if (operation.name === 'ListBuckets') return;
   record.bucket = operation.bucket;
-  if (operation.name !== 'CreateBucket') record.action = ruleOf(operation).action;
   if ('key' in operation) record.key = operation.key;
 }

@@ -21,8 +21,10 @@ const WRITER: TestCredentials = { accessKeyId: 'WRITERKEY00000000000', secretAcc
 
 const BACKEND = s3Options('http://backend.test:9000', 'data', { accessKeyId: 'BACKENDKEY', secretAccessKey: 'backend-secret' });
 const TAGGING = ['get_object_tagging', 'put_object_tagging', 'delete_object_tagging'];
+/** What an object's ACL and lock headers need beside the write (issue 44). */
+const ACL_AND_LOCKS = ['put_object_acl', 'put_object_retention', 'put_object_legal_hold', 'bypass_governance_retention'];
 const CREDENTIALS = [
-  credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere([...ALL_ACTIONS, 'list_bucket_versions', 'delete_object_version', ...TAGGING])]),
+  credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere([...ALL_ACTIONS, 'list_bucket_versions', 'delete_object_version', ...TAGGING, ...ACL_AND_LOCKS])]),
   credentialToml(READER, { principal_name: 'reader' }, [{ bucket: 'open', prefixes: ['reports/'], actions: READ_ACTIONS }]),
 ].join('\n');
 
@@ -399,11 +401,22 @@ describe('Gateway.handle, versions, part copies, tags and CreateBucket (issue 20
       expect(errorCode(versioned)).toBe('NotImplemented');
     });
 
-    it('object lock headers reach an S3 backend, signed: dropped, a locked object would be deletable', async () => {
+    it('object lock headers reach an S3 backend, signed, from a caller holding their actions: dropped, a locked object would be deletable', async () => {
       const lock = { 'x-amz-object-lock-mode': 'COMPLIANCE', 'x-amz-object-lock-retain-until-date': '2099-01-01T00:00:00Z', 'x-amz-object-lock-legal-hold': 'ON' };
       const put = await gateway().handle(await signed(ADMIN, { method: 'PUT', path: '/open/locked', headers: { 'content-length': '0', ...lock } }));
       expect(put.kind === 'forward' && put.request.headers).toMatchObject(lock);
       expect(put.kind === 'forward' && put.request.headers.authorization).toContain('x-amz-object-lock-mode');
+    });
+
+    it.each([
+      ['x-amz-object-lock-mode', { 'x-amz-object-lock-mode': 'COMPLIANCE', 'x-amz-object-lock-retain-until-date': '2099-01-01T00:00:00Z' }, 'put_object_retention'],
+      ['x-amz-object-lock-legal-hold', { 'x-amz-object-lock-legal-hold': 'ON' }, 'put_object_legal_hold'],
+      ['x-amz-acl', { 'x-amz-acl': 'public-read' }, 'put_object_acl'],
+      ['x-amz-grant-read', { 'x-amz-grant-read': 'uri="http://acs.amazonaws.com/groups/global/AllUsers"' }, 'put_object_acl'],
+    ])('%s from a caller with put_object alone is 403 naming %s, before any backend request', async (_header, headers, action) => {
+      const put = await gateway().handle(await signed(WRITER, { method: 'PUT', path: '/open/x', headers: { 'content-length': '0', ...headers } }));
+      expect(errorCode(put)).toBe('AccessDenied');
+      expect(text(response(put))).toContain(`may not ${action} on open/x`);
     });
 
     it('a write or delete comparing an ETag needs get_object as well: a writer without it is AccessDenied, also per DeleteObjects entry', async () => {

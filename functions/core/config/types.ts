@@ -17,6 +17,12 @@ export const ACTIONS = [
   'get_object_tagging',
   'put_object_tagging',
   'delete_object_tagging',
+  // Needed beside a write's own action when it carries the header that does this (decisions.md,
+  // "Authorization"; AWS asks the same: docs/authorization.md).
+  'put_object_acl',
+  'put_object_retention',
+  'put_object_legal_hold',
+  'bypass_governance_retention',
 ] as const;
 
 export type Action = (typeof ACTIONS)[number];

@@ -6,7 +6,7 @@ import { S3Store } from '../backends/s3';
 import { backendCall } from '../context';
 import { childOf, textOf } from '../xml';
 import { documentResponse, readDocument } from './backend-response';
-import { authorizeBucket, respond, type Handler } from './operation';
+import { respond, type Handler } from './operation';
 
 /**
  * An S3 bucket answers with its backend bucket's `Status` and `MfaDelete`, and nothing else of the
@@ -14,8 +14,7 @@ import { authorizeBucket, respond, type Handler } from './operation';
  * 501 there), so theirs is the answer of a bucket that never had versioning: an empty configuration.
  * Authorized as HeadBucket is (`list_bucket` somewhere in the bucket), but never anonymously.
  */
-export const getBucketVersioning: Handler<'GetBucketVersioning'> = async (op, ctx) => {
-  authorizeBucket(ctx, op);
+export const getBucketVersioning: Handler<'GetBucketVersioning'> = async (_op, ctx) => {
   if (!(ctx.store instanceof S3Store)) return respond(documentResponse('VersioningConfiguration', {}, ctx.requestId));
   const response = await ctx.store.send({ method: 'GET', query: { versioning: '' }, headers: {} }, backendCall(ctx));
   const read = await readDocument(response, 'VersioningConfiguration', ctx);

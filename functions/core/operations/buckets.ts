@@ -6,7 +6,7 @@ import type { ProxyResponse } from '../http';
 import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from '../bytes/encoding';
 import type { Query } from '../query';
 import { emptyResponse, s3Xml } from '../responses';
-import { authorizeBucket, respond, type Handler } from './operation';
+import { respond, type Handler } from './operation';
 
 /** Bucket-level operations that need no backend call: ListBuckets, CreateBucket, HeadBucket, GetBucketLocation. */
 
@@ -81,7 +81,6 @@ export function createBucketRefusal(identity: Identity, name: string, buckets: r
 
 /** HeadBucket and GetBucketLocation, authorized as listing somewhere in the bucket. */
 export const bucketRead: Handler<'HeadBucket' | 'GetBucketLocation'> = async (op, ctx) => {
-  authorizeBucket(ctx, op);
   return respond(op.name === 'HeadBucket' ? headBucket(ctx.requestId) : bucketLocation(ctx.requestId));
 };
 

@@ -14,7 +14,7 @@ import { buildXml, childOf, listOf, textOf } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
 import { backendCall, type BucketContext } from '../context';
 import { malformedXml, requestDocument } from './request-document';
-import { authorizeConditionalKey, type Handler } from './operation';
+import type { Handler } from './operation';
 import { completeHeaders } from './write-headers';
 
 /** S3's part limit (spec Limits). */
@@ -46,7 +46,6 @@ export function parseCompleteRequest(body: Uint8Array): CompletedPart[] {
 }
 
 export const completeMultipartUpload: Handler<'CompleteMultipartUpload'> = async (op, ctx) => {
-  authorizeConditionalKey(ctx, op, op.key);
   checkWritePreconditions(ctx.request.headers);
   return collect(ctx, op.key, op.uploadId);
 };

@@ -10,9 +10,9 @@ import { decodePathComponent, encodeKey, validateKey } from '../keys';
 import { backendBytes } from '../streams';
 import { parseXml, childOf } from '../xml';
 import { backendErrorResponse, passThrough, s3StoreOf, utf8 } from './backend-response';
-import { authorize } from '../auth/authorize';
+import { COPY_SOURCE, authorize } from '../auth/authorize';
 import { backendCall, type BucketContext } from '../context';
-import { authorizeKey, respond, type Handler } from './operation';
+import { respond, type Handler } from './operation';
 import type { StoreRequest } from '../backends/s3';
 import { checkMetadataSize, copyHeaders } from './write-headers';
 
@@ -100,16 +100,18 @@ export function authorizedSource(ctx: BucketContext, copySource: string): Author
   const source = parseCopySource(copySource);
   const bucket = ctx.config.buckets.get(source.bucket);
   if (!bucket) throw new S3Error('NoSuchBucket', 'The specified bucket does not exist', { BucketName: source.bucket });
-  authorize(ctx.identity, { name: 'GetObject', versionId: source.versionId }, { bucket, key: source.key });
+  authorize(ctx.identity, COPY_SOURCE, { versionId: source.versionId, headers: NO_HEADERS }, bucket, source.key);
   return { source, bucket };
 }
 
+/** The copy's own headers ask nothing of its source. */
+const NO_HEADERS = new Headers();
+
 /**
- * CopyObject: the destination is authorized as a write, the source as a read (`authorizedSource`).
+ * CopyObject: the destination is authorized as a write by its row, the source here as a read (`authorizedSource`).
  * Anonymous callers never copy.
  */
 export const copyObject: Handler<'CopyObject'> = async (op, ctx) => {
-  authorizeKey(ctx, op, op.key);
   const { source, bucket } = authorizedSource(ctx, op.copySource);
   const backends = copyableBackends(bucket, ctx.bucket, 'CopyObject');
   const headers = Object.assign(copyHeaders(ctx.request.headers), { 'x-amz-copy-source': backendCopySource(source, backends.source) });

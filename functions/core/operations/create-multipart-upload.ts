@@ -3,7 +3,7 @@ import { clientAddress } from '../path-mapping';
 import { childOf, textOf } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
 import { backendCall, type BucketContext } from '../context';
-import { authorizeKey, respond, type Handler } from './operation';
+import { respond, type Handler } from './operation';
 import { checkMetadataSize, createMultipartHeaders } from './write-headers';
 
 /**
@@ -12,7 +12,6 @@ import { checkMetadataSize, createMultipartHeaders } from './write-headers';
  * rewritten.
  */
 export const createMultipartUpload: Handler<'CreateMultipartUpload'> = async (op, ctx) => {
-  authorizeKey(ctx, op, op.key);
   return respond(await create(ctx, op.key));
 };
 

@@ -1,7 +1,7 @@
 import { notImplemented, unsupportedHeader } from '../errors';
 import type { Forward } from '../http';
-import { bareTags } from '../preconditions';
-import { authorizeConditionalKey, type Handler } from './operation';
+import type { Handler } from './operation';
+import { deleteHeaders } from './write-headers';
 
 /**
  * DeleteObject: S3 answers 204 whether or not the key existed. A `versionId` deletes exactly that version,
@@ -14,7 +14,6 @@ import { authorizeConditionalKey, type Handler } from './operation';
  * they know it); Azure and GCS stores check it and pin the delete to the object they read.
  */
 export const deleteObject: Handler<'DeleteObject'> = (op, ctx): Promise<Forward> => {
-  authorizeConditionalKey(ctx, op, op.key);
   if (op.versionId !== undefined && ctx.bucket.backend.type !== 's3') throw notImplemented('Version-scoped deletes on this backend');
   const ifMatch = ctx.request.headers.get('if-match');
   if (ifMatch !== null && op.versionId !== undefined) throw unsupportedHeader('If-Match');
@@ -22,7 +21,7 @@ export const deleteObject: Handler<'DeleteObject'> = (op, ctx): Promise<Forward>
     method: 'DELETE',
     key: op.key,
     query: op.versionId === undefined ? undefined : { versionId: op.versionId },
-    headers: ifMatch === null ? {} : { 'if-match': bareTags(ifMatch) },
+    headers: deleteHeaders(ctx.request.headers),
     requestId: ctx.requestId,
     resource: ctx.request.rawPath,
   });

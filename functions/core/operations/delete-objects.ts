@@ -10,16 +10,17 @@
 import { base64Digest } from '../checksums';
 import { S3Error, accessDenied, requestTimeout } from '../errors';
 import { keyTooLong } from '../keys';
-import type { Dispatch, ProxyResponse } from '../http';
+import type { Dispatch, ProxyResponse, ReadonlyHeaders } from '../http';
 import { declaredDigests } from '../payload/integrity';
 import { checkDeclaredLength, verifiedBody } from '../payload/upload';
 import { S3_XMLNS, errorResponse } from '../responses';
 import { buildXml, childOf, listOf, textOf, type ParsedXml, type XmlNode } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
-import { isAuthorized, isAuthorizedInBucket, namesEtag } from '../auth/authorize';
+import { isAuthorized } from '../auth/authorize';
 import { backendCall, type BucketContext } from '../context';
 import { malformedXml, requestDocument } from './request-document';
-import { authorizeBucket, type Handler } from './operation';
+import type { Handler } from './operation';
+import { BYPASS_GOVERNANCE } from './write-headers';
 
 /** S3's limit on keys per request (spec Limits). */
 export const MAX_DELETE_KEYS = 1000;
@@ -63,19 +64,22 @@ export function parseDeleteRequest(body: Uint8Array): DeleteRequest {
 }
 
 /**
- * Authorized in two stages: the caller may delete objects or versions somewhere in the bucket (else
- * AccessDenied before the body is read), then each entry on its own as a DeleteObject: `delete_object`, or
- * `delete_object_version` for an entry naming a version.
+ * Authorized in two stages: the dispatcher has checked that the caller may delete objects or versions
+ * somewhere in the bucket (before the body is read); each entry is authorized here on its own, under the
+ * same row, as a DeleteObject: `delete_object`, or `delete_object_version` for an entry naming a version,
+ * and `get_object` too for one naming an ETag.
  */
-export const deleteObjects: Handler<'DeleteObjects'> = async (op, ctx) => {
-  if (!isAuthorizedInBucket(ctx.identity, DELETE_VERSION, ctx.bucket)) authorizeBucket(ctx, op);
-  return collect(ctx, (entry) =>
-    isAuthorized(ctx.identity, { name: 'DeleteObject', versionId: entry.versionId, comparesEtag: namesEtag(entry.etag) }, { bucket: ctx.bucket, key: entry.key }),
-  );
-};
+export const deleteObjects: Handler<'DeleteObjects'> = async (_op, ctx, _services, access) =>
+  collect(ctx, (entry) => isAuthorized(ctx.identity, access, { versionId: entry.versionId, headers: entryHeaders(ctx.request.headers, entry.etag) }, ctx.bucket, entry.key));
 
-/** A delete naming some version: authorized as `delete_object_version` (which version does not matter here). */
-const DELETE_VERSION = { name: 'DeleteObject', versionId: 'any' } as const;
+/** The request's headers as one entry's DeleteObject would carry them: its `<ETag>` as If-Match. */
+function entryHeaders(headers: ReadonlyHeaders, etag: string | undefined): ReadonlyHeaders {
+  return {
+    get: (name) => (name === 'if-match' ? (etag ?? null) : headers.get(name)),
+    has: (name) => (name === 'if-match' ? etag !== undefined : headers.has(name)),
+    forEach: (callback) => headers.forEach(callback),
+  };
+}
 
 /** Whether the caller may delete one entry of the batch. */
 type EntryAuthorizer = (entry: DeleteEntry) => boolean;
@@ -116,6 +120,9 @@ async function run(ctx: BucketContext, store: Store, mayDelete: EntryAuthorizer,
   const objects = allowed.map((entry) => ({ Key: store.backendKey(entry.key), VersionId: entry.versionId, ETag: entry.etag }));
   const backendBody = new TextEncoder().encode(buildXml('Delete', { Quiet: request.quiet ? 'true' : undefined, Object: objects }, S3_XMLNS));
   const headers: Record<string, string> = { 'content-type': 'application/xml', 'content-md5': base64Digest('md5', backendBody) };
+  // Authorized (bypass_governance_retention) by the row before anything was read.
+  const bypass = ctx.request.headers.get(BYPASS_GOVERNANCE);
+  if (bypass !== null) headers[BYPASS_GOVERNANCE] = bypass;
   // The client's checksum covered its own body; the backend gets the same algorithm over the new one.
   for (const { algorithm } of declaredDigests(ctx.request.headers)) {
     if (algorithm !== 'md5') headers[`x-amz-checksum-${algorithm}`] = base64Digest(algorithm, backendBody);

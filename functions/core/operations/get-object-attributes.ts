@@ -13,7 +13,7 @@ import { errorResponse } from '../responses';
 import type { XmlNode } from '../xml';
 import { documentResponse } from './backend-response';
 import { partsCount, refuseVersionOffS3 } from './get-object';
-import { authorizeKey, type Handler } from './operation';
+import type { Handler } from './operation';
 import { sseCustomerHeaders } from './write-headers';
 
 /** The attributes S3 knows, in the order its answer lists them. */
@@ -27,7 +27,6 @@ const ERROR_HEADERS = ['x-amz-version-id', 'x-amz-delete-marker'];
 
 /** Authorized as HeadObject is (`head_object`; `get_object_version` for a version): it tells what a HEAD does. */
 export const getObjectAttributes: Handler<'GetObjectAttributes'> = async (op, ctx): Promise<Forward> => {
-  authorizeKey(ctx, op, op.key);
   const wanted = requestedAttributes(ctx.request.headers.get('x-amz-object-attributes'));
   refuseVersionOffS3(ctx, op.versionId);
   const request: ObjectRequest = {

@@ -4,7 +4,7 @@ import type { BucketContext } from '../context';
 import type { ObjectRequest } from '../backends/store';
 import { s3ErrorResponse } from '../backends/translate';
 import { parseRange, rangeHeader } from '../range';
-import { authorizeKey, type Handler } from './operation';
+import type { Handler } from './operation';
 
 /** Request headers a read passes to the backend: ranges, preconditions, checksum mode and SSE-C keys. */
 const READ_HEADERS: ReadonlySet<string> = new Set([
@@ -24,7 +24,6 @@ const READ_QUERY: ReadonlySet<string> = new Set([
  * naming a version is authorized as `get_object_version`; only S3 backends keep versions.
  */
 export const getObject: Handler<'GetObject' | 'HeadObject'> = (op, ctx): Promise<Forward> => {
-  authorizeKey(ctx, op, op.key);
   refuseVersionOffS3(ctx, op.versionId);
   const part = op.partNumber;
   if (part !== undefined && ctx.request.headers.get('range') !== null) throw invalidRequest('Cannot specify both Range header and partNumber query parameter');

@@ -1,62 +1,19 @@
 /**
- * The S3 operations on a virtual bucket, found by name: each file owns its whole operation (it has the
- * request authorized by core/auth, then builds the dispatch).
+ * Runs a routed operation's handler, from its row of the operation table (operations/table.ts).
  */
+import type { Access } from '../auth/authorize';
 import type { BucketContext } from '../context';
 import type { Dispatch } from '../http';
 import type { BucketOperation } from '../routing';
-import { abortMultipartUpload } from './abort-multipart-upload';
-import { getBucketVersioning } from './bucket-versioning';
-import { bucketRead } from './buckets';
-import { completeMultipartUpload } from './complete-multipart-upload';
-import { copyObject } from './copy-object';
-import { createMultipartUpload } from './create-multipart-upload';
-import { deleteObject } from './delete-object';
-import { deleteObjects } from './delete-objects';
-import { getObject } from './get-object';
-import { getObjectAttributes } from './get-object-attributes';
-import { listMultipartUploads } from './list-multipart-uploads';
-import { listObjectVersions } from './list-object-versions';
-import { listObjectsOperation } from './list-objects';
-import { listParts } from './list-parts';
-import { objectTagging } from './object-tagging';
 import type { Handler, S3Services } from './operation';
-import { postObject } from './post-object';
-import { putObject } from './put-object';
-import { uploadPart } from './upload-part';
-import { uploadPartCopy } from './upload-part-copy';
+import { OPERATIONS } from './table';
 
 export type { S3Services } from './operation';
+export { OPERATIONS } from './table';
 
-const OPERATIONS: { readonly [N in BucketOperation['name']]: Handler<N> } = {
-  GetObject: getObject,
-  HeadObject: getObject,
-  GetObjectAttributes: getObjectAttributes,
-  PutObject: putObject,
-  PostObject: postObject,
-  CopyObject: copyObject,
-  DeleteObject: deleteObject,
-  DeleteObjects: deleteObjects,
-  ListObjects: listObjectsOperation,
-  ListObjectVersions: listObjectVersions,
-  HeadBucket: bucketRead,
-  GetBucketLocation: bucketRead,
-  GetBucketVersioning: getBucketVersioning,
-  CreateMultipartUpload: createMultipartUpload,
-  UploadPart: uploadPart,
-  UploadPartCopy: uploadPartCopy,
-  CompleteMultipartUpload: completeMultipartUpload,
-  AbortMultipartUpload: abortMultipartUpload,
-  ListParts: listParts,
-  ListMultipartUploads: listMultipartUploads,
-  GetObjectTagging: objectTagging,
-  PutObjectTagging: objectTagging,
-  DeleteObjectTagging: objectTagging,
-};
-
-/** Runs the operation's handler. */
-export function runOperation(op: BucketOperation, ctx: BucketContext, services: S3Services): Promise<Dispatch> {
+/** Runs the operation's handler; the dispatcher has authorized it from the same row (`access`). */
+export function runOperation(op: BucketOperation, ctx: BucketContext, services: S3Services, access: Access): Promise<Dispatch> {
   // The table pairs each name with its own handler; TypeScript cannot follow that through an index.
-  const handler = OPERATIONS[op.name] as Handler<BucketOperation['name']>;
-  return handler(op as never, ctx, services);
+  const handler = OPERATIONS[op.name].handler as Handler<BucketOperation['name']>;
+  return handler(op as never, ctx, services, access);
 }

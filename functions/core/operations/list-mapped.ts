@@ -11,7 +11,7 @@
  * are read (list-objects.ts). Markers, start-after and keys are in the client's space; continuation tokens
  * are the gateway's own (list-token.ts).
  */
-import { authorize, isAuthorizedInBucket } from '../auth/authorize';
+import { authorize, isAuthorized, listableRanges, type Access } from '../auth/authorize';
 import type { ListParams } from '../backends/store';
 import type { BucketContext, RequestContext } from '../context';
 import { accessDenied } from '../errors';
@@ -19,7 +19,7 @@ import type { Dispatch, ProxyResponse } from '../http';
 import { prefixLevelUnsupported, type MappedOperation } from '../path-mapping';
 import type { BucketOperation } from '../routing';
 import { bucketLocation, headBucket } from './buckets';
-import { fallbackTokens, listParams, listSegments, listableRanges, renderListing, startOf, type ListSegment } from './list-objects';
+import { fallbackTokens, listParams, listSegments, renderListing, startOf, type ListSegment } from './list-objects';
 import { listUploads, listUploadsParams } from './list-multipart-uploads';
 import { listVersions, listVersionsParams } from './list-object-versions';
 import type { ListTokens } from './list-token';
@@ -32,8 +32,6 @@ export interface ListedChild {
   readonly ctx: BucketContext;
 }
 
-const LIST = { name: 'ListObjects' } as const;
-const LIST_VERSIONS = { name: 'ListObjectVersions' } as const;
 
 /**
  * An operation on a client-level bucket (`/{account}`): ListObjects spans its mapped buckets; HeadBucket and
@@ -41,13 +39,20 @@ const LIST_VERSIONS = { name: 'ListObjectVersions' } as const;
  * their prefix reaches into; anything else needs one mapped bucket (501). The caller must be able to list
  * (for versions: list versions) in at least one of the mapped buckets, else AccessDenied.
  */
-export async function accountLevel(mapped: Extract<MappedOperation, { level: 'prefix' }>, children: readonly ListedChild[], ctx: RequestContext, services: S3Services): Promise<Dispatch> {
+export async function accountLevel(
+  mapped: Extract<MappedOperation, { level: 'prefix' }>,
+  children: readonly ListedChild[],
+  ctx: RequestContext,
+  services: S3Services,
+  access: Access | 'refused' | 'signed caller',
+): Promise<Dispatch> {
   const op = mapped.operation;
-  const rule = op.name === 'ListObjectVersions' ? LIST_VERSIONS : LIST;
-  if (!children.some((child) => isAuthorizedInBucket(ctx.identity, rule, child.ctx.bucket))) throw accessDenied();
+  if (typeof access !== 'object' || access.on === 'form' || access.on === 'entries') throw prefixLevelUnsupported(op);
+  const request = { headers: ctx.request.headers };
+  if (!children.some((child) => isAuthorized(ctx.identity, access, request, child.ctx.bucket))) throw accessDenied();
   switch (op.name) {
     case 'ListObjects':
-      return respond(await listMapped(ctx, mapped.name, listParams(ctx, op.version), children, services.listTokens));
+      return respond(await listMapped(ctx, mapped.name, listParams(ctx, op.version), children, access, services.listTokens));
     case 'HeadBucket':
       return respond(headBucket(ctx.requestId));
     case 'GetBucketLocation':
@@ -55,12 +60,14 @@ export async function accountLevel(mapped: Extract<MappedOperation, { level: 'pr
     case 'ListObjectVersions': {
       const params = listVersionsParams(ctx.query);
       const child = childUnder(children, params.prefix, op);
-      return respond(await listVersions(child.ctx, params, { bucket: mapped.name, keyPrefix: `${child.path}/` }));
+      authorize(ctx.identity, access, request, child.ctx.bucket, params.prefix.slice(child.path.length + 1));
+      return respond(await listVersions(child.ctx, params, { bucket: mapped.name, keyPrefix: `${child.path}/` }, access));
     }
     case 'ListMultipartUploads': {
       const params = listUploadsParams(ctx.query);
       const child = childUnder(children, params.prefix, op);
-      return respond(await listUploads(child.ctx, params, { bucket: mapped.name, keyPrefix: `${child.path}/` }));
+      authorize(ctx.identity, access, request, child.ctx.bucket, params.prefix.slice(child.path.length + 1));
+      return respond(await listUploads(child.ctx, params, { bucket: mapped.name, keyPrefix: `${child.path}/` }, access));
     }
     default:
       throw prefixLevelUnsupported(op);
@@ -86,6 +93,7 @@ export async function listMapped(
   name: string,
   params: ListParams,
   children: readonly ListedChild[],
+  access: Access,
   tokens: ListTokens = fallbackTokens(),
 ): Promise<ProxyResponse> {
   const { prefix, delimiter } = params;
@@ -94,8 +102,9 @@ export async function listMapped(
     const base = `${child.path}/`;
     const inside = prefix.startsWith(base);
     if (!inside && !base.startsWith(prefix)) continue;
-    if (inside) authorize(ctx.identity, LIST, { bucket: child.ctx.bucket, key: prefix.slice(base.length) });
-    else if (!isAuthorizedInBucket(ctx.identity, LIST, child.ctx.bucket)) continue;
+    const request = { headers: ctx.request.headers };
+    if (inside) authorize(ctx.identity, access, request, child.ctx.bucket, prefix.slice(base.length));
+    else if (!isAuthorized(ctx.identity, access, request, child.ctx.bucket)) continue;
     if (!inside && delimiter !== undefined) {
       const at = base.indexOf(delimiter, prefix.length);
       if (at >= 0) {
@@ -103,7 +112,7 @@ export async function listMapped(
         continue;
       }
     }
-    for (const range of listableRanges(child.ctx, inside ? prefix.slice(base.length) : '')) segments.push({ kind: 'range', base, ctx: child.ctx, range });
+    for (const range of listableRanges(ctx.identity, access, child.ctx.bucket, inside ? prefix.slice(base.length) : '')) segments.push({ kind: 'range', base, ctx: child.ctx, range });
   }
   const page = await listSegments(segments, params, await startOf(params, tokens), tokens);
   return renderListing(ctx, name, params.version, params, page);

@@ -12,7 +12,8 @@ import type { ClientAddress } from '../path-mapping';
 import type { Query } from '../query';
 import { childOf, listOf, textOf, type ParsedXml } from '../xml';
 import { documentResponse, s3StoreOf, toXmlNode } from './backend-response';
-import { GATEWAY_OWNER, foldedPrefix, isAfter, listableRanges, straddles } from './list-objects';
+import { listableRanges, type Access } from '../auth/authorize';
+import { GATEWAY_OWNER, foldedPrefix, isAfter, straddles } from './list-objects';
 import {
   BackendAnswer,
   BackendPages,
@@ -29,9 +30,8 @@ import {
   type MarkerParams,
   type Position,
 } from './marker-listing';
-import { authorizeKey, respond, type Handler } from './operation';
+import { respond, type Handler } from './operation';
 
-const LIST_UPLOADS = { name: 'ListMultipartUploads' } as const;
 const UPLOADS: MarkerListing<Listed> = { subresource: 'uploads', root: 'ListMultipartUploadsResult', maxName: 'max-uploads', idMarkerName: 'upload-id-marker', entriesOf: uploadsOf };
 
 /** Reads the listing parameters, with S3's defaults and limits. */
@@ -42,19 +42,18 @@ export function listUploadsParams(q: Query): MarkerParams {
 /** Backend page size when looking for the uploads of one exact key among the keys that start with it. */
 const SCAN_PAGE = 1000;
 
-/** ListMultipartUploads, authorized as `list_bucket` on its prefix; uploads in progress are never anonymous. */
-export const listMultipartUploads: Handler<'ListMultipartUploads'> = async (_op, ctx) =>
-  respond(await listUploads(ctx, listUploadsParams(ctx.query), { bucket: ctx.bucket.name, keyPrefix: '' }));
+/** ListMultipartUploads (authorized as `list_bucket` on its prefix; uploads in progress are never anonymous). */
+export const listMultipartUploads: Handler<'ListMultipartUploads'> = async (_op, ctx, _services, access) =>
+  respond(await listUploads(ctx, listUploadsParams(ctx.query), { bucket: ctx.bucket.name, keyPrefix: '' }, access));
 
 /**
- * The listing of `ctx`'s bucket as the client addressed it (`address`: with path mapping, a client-level
+ * The listing of `ctx`'s bucket (already authorized on `params.prefix` under `access`) as the client addressed it (`address`: with path mapping, a client-level
  * bucket whose keys for this bucket start with `keyPrefix`, which `params.prefix` then starts with too).
  */
-export async function listUploads(ctx: BucketContext, params: MarkerParams, address: ClientAddress): Promise<ProxyResponse> {
+export async function listUploads(ctx: BucketContext, params: MarkerParams, address: ClientAddress, access: Access): Promise<ProxyResponse> {
   const store = s3StoreOf(ctx, 'ListMultipartUploads');
   const base = address.keyPrefix;
   const prefix = params.prefix.slice(base.length);
-  authorizeKey(ctx, LIST_UPLOADS, prefix);
   const { delimiter } = params;
   const start = startOf(params, base);
   const { keyMarker, idMarker: uploadIdMarker, max: maxUploads } = start;
@@ -88,7 +87,7 @@ export async function listUploads(ctx: BucketContext, params: MarkerParams, addr
   };
 
   try {
-    walk: for (const range of listableRanges(ctx, prefix)) {
+    walk: for (const range of listableRanges(ctx.identity, access, ctx.bucket, prefix)) {
       if (maxUploads === 0) break;
       const full = range.prefix;
       if (keyMarker !== undefined && endsBefore(range, keyMarker, uploadIdMarker)) continue;

@@ -6,7 +6,7 @@
  * last version (or common prefix) it showed, never a backend marker. Versions and delete markers keep the
  * backend's interleaved order (newest first within a key).
  */
-import { authorize, listableRanges } from '../auth/authorize';
+import { listableRanges, type Access } from '../auth/authorize';
 import type { BucketContext } from '../context';
 import { notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
@@ -40,11 +40,9 @@ export function listVersionsParams(query: Query): MarkerParams {
   return markerParams(query, VERSIONS);
 }
 
-const LIST_VERSIONS = { name: 'ListObjectVersions' } as const;
-
-/** ListObjectVersions on a virtual bucket, authorized as `list_bucket_versions` on its prefix; never anonymous. */
-export const listObjectVersions: Handler<'ListObjectVersions'> = async (_op, ctx) =>
-  respond(await listVersions(ctx, listVersionsParams(ctx.query), { bucket: ctx.bucket.name, keyPrefix: '' }));
+/** ListObjectVersions on a virtual bucket (authorized as `list_bucket_versions` on its prefix; never anonymous). */
+export const listObjectVersions: Handler<'ListObjectVersions'> = async (_op, ctx, _services, access) =>
+  respond(await listVersions(ctx, listVersionsParams(ctx.query), { bucket: ctx.bucket.name, keyPrefix: '' }, access));
 
 /** A version or a delete marker, in the virtual key space, with the rest of the backend's entry. */
 interface Entry extends Listed {
@@ -52,14 +50,13 @@ interface Entry extends Listed {
 }
 
 /**
- * The listing of `ctx`'s bucket as the client addressed it (`address`: with path mapping, a client-level
+ * The listing of `ctx`'s bucket (already authorized on `params.prefix` under `access`) as the client addressed it (`address`: with path mapping, a client-level
  * bucket whose keys for this bucket start with `keyPrefix`, which `params.prefix` then starts with too).
  */
-export async function listVersions(ctx: BucketContext, params: MarkerParams, address: ClientAddress): Promise<ProxyResponse> {
+export async function listVersions(ctx: BucketContext, params: MarkerParams, address: ClientAddress, access: Access): Promise<ProxyResponse> {
   const store = s3StoreOf(ctx, 'ListObjectVersions');
   const base = address.keyPrefix;
   const prefix = params.prefix.slice(base.length);
-  authorize(ctx.identity, LIST_VERSIONS, { bucket: ctx.bucket, key: prefix });
   const start = startOf(params, base);
   const { keyMarker, idMarker: versionIdMarker, max } = start;
   const { delimiter } = params;
@@ -69,7 +66,7 @@ export async function listVersions(ctx: BucketContext, params: MarkerParams, add
   let truncated = false;
 
   try {
-    walk: for (const range of listableRanges(ctx.identity, LIST_VERSIONS, ctx.bucket, prefix)) {
+    walk: for (const range of listableRanges(ctx.identity, access, ctx.bucket, prefix)) {
       if (max === 0) break;
       const full = range.prefix;
       if (keyMarker !== undefined && endsBefore(range, keyMarker, versionIdMarker)) continue;

@@ -7,7 +7,7 @@
  * prefix above it (listing `data` with `/` over a grant on `data/`) shows as that prefix when it holds
  * anything, asked of the backend with one single-key read. Positions are the last name shown (list-token.ts).
  */
-import { listableRanges as grantedToList } from '../auth/authorize';
+import { listableRanges, type Access } from '../auth/authorize';
 import type { KeyRange } from '../auth/scopes';
 import { compareKeys } from '../keys';
 import { notImplemented } from '../errors';
@@ -17,7 +17,7 @@ import { backendCall, type BucketContext, type RequestContext } from '../context
 import { MARKER_TAG, ListTokens, type ListHint, type ListPosition } from './list-token';
 import { renderListing } from './list-xml';
 import { encodesUrl, maxEntries } from './listing-params';
-import { authorizeKey, respond, type Handler } from './operation';
+import { respond, type Handler } from './operation';
 
 export { GATEWAY_OWNER, renderListing } from './list-xml';
 
@@ -40,26 +40,16 @@ export type ListSegment =
   | { readonly kind: 'range'; readonly base: string; readonly ctx: BucketContext; readonly range: KeyRange }
   | { readonly kind: 'folder'; readonly prefix: string };
 
-/** ListObjects (V1) and ListObjectsV2, authorized as `list_bucket` on the listing's prefix. */
-export const listObjectsOperation: Handler<'ListObjects'> = async (op, ctx, services) => {
-  const params = listParams(ctx, op.version);
-  authorizeKey(ctx, op, params.prefix);
-  return respond(await listObjects(ctx, op.version, params, services.listTokens));
-};
+/** ListObjects (V1) and ListObjectsV2 (authorized as `list_bucket` on the listing's prefix). */
+export const listObjectsOperation: Handler<'ListObjects'> = async (op, ctx, services, access) =>
+  respond(await listObjects(ctx, op.version, listParams(ctx, op.version), access, services.listTokens));
 
-/** ListObjects (V1) and ListObjectsV2 as the gateway's own XML, with the virtual bucket's name. */
-export async function listObjects(ctx: BucketContext, version: 1 | 2, params: ListParams, tokens: ListTokens = fallbackTokens()): Promise<ProxyResponse> {
-  const segments = listableRanges(ctx, params.prefix).map((range): ListSegment => ({ kind: 'range', base: '', ctx, range }));
+/** ListObjects (V1) and ListObjectsV2 as the gateway's own XML, with the virtual bucket's name; only the ranges `access` grants are read. */
+export async function listObjects(ctx: BucketContext, version: 1 | 2, params: ListParams, access: Access, tokens: ListTokens = fallbackTokens()): Promise<ProxyResponse> {
+  const segments = listableRanges(ctx.identity, access, ctx.bucket, params.prefix).map((range): ListSegment => ({ kind: 'range', base: '', ctx, range }));
   const page = await listSegments(segments, params, await startOf(params, tokens), tokens);
   return renderListing(ctx, ctx.bucket.name, version, params, page);
 }
-
-/** The ranges of `ctx`'s bucket the caller may list under `prefix`, in that bucket's key space. */
-export function listableRanges(ctx: BucketContext, prefix: string): KeyRange[] {
-  return grantedToList(ctx.identity, LIST, ctx.bucket, prefix);
-}
-
-const LIST = { name: 'ListObjects' } as const;
 
 /** Where the client asked the listing to start: V2's token or start-after, V1's marker. */
 export async function startOf(params: ListParams, tokens: ListTokens): Promise<ListPosition> {

@@ -8,13 +8,12 @@
 import type { Dispatch } from '../http';
 import { withUploadBody } from '../payload/upload';
 import { s3StoreOf } from './backend-response';
-import { authorizeKey, type Handler } from './operation';
+import type { Handler } from './operation';
 import { taggingHeaders } from './write-headers';
 
 const METHODS = { GetObjectTagging: 'GET', PutObjectTagging: 'PUT', DeleteObjectTagging: 'DELETE' } as const;
 
 export const objectTagging: Handler<'GetObjectTagging' | 'PutObjectTagging' | 'DeleteObjectTagging'> = (op, ctx): Promise<Dispatch> => {
-  authorizeKey(ctx, op, op.key);
   const store = s3StoreOf(ctx, op.name);
   const query: Record<string, string> = op.versionId === undefined ? { tagging: '' } : { tagging: '', versionId: op.versionId };
   const request = { method: METHODS[op.name], key: op.key, query, requestId: ctx.requestId, resource: ctx.request.rawPath };

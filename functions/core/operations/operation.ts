@@ -1,4 +1,4 @@
-import { authorize, authorizeInBucket, namesEtag, type Authorizable } from '../auth/authorize';
+import type { Access } from '../auth/authorize';
 import type { SessionUnsealer } from '../auth/identity';
 import type { BucketContext } from '../context';
 import type { Dispatch, ProxyResponse } from '../http';
@@ -22,28 +22,11 @@ export type OperationOf<N extends BucketOperation['name']> = N extends BucketOpe
 type ShapeOf<N> = BucketOperation extends infer O ? (O extends { readonly name: infer M } ? (N extends M ? O : never) : never) : never;
 
 /**
- * One S3 operation on one virtual bucket, whole: it has the request authorized (core/auth decides), then
- * builds the dispatch. The table in operations/index.ts holds one per operation name.
+ * One S3 operation on one virtual bucket, already authorized by the dispatcher from its row of the operation
+ * table (operations/table.ts): it builds the dispatch, asking core/auth again (with `access`, its row's) only
+ * for what the row cannot say.
  */
-export type Handler<N extends BucketOperation['name']> = (op: OperationOf<N>, ctx: BucketContext, services: S3Services) => Promise<Dispatch>;
-
-/** Has `op` on `key` in the request's bucket authorized: 403 AccessDenied unless core/auth allows it. */
-export function authorizeKey(ctx: BucketContext, op: Authorizable, key: string): void {
-  authorize(ctx.identity, op, { bucket: ctx.bucket, key });
-}
-
-/**
- * Has a write or delete `op` on `key` authorized, with `get_object` as well when its `If-Match` names an ETag
- * (authorize.ts `comparesEtag`).
- */
-export function authorizeConditionalKey(ctx: BucketContext, op: Authorizable, key: string): void {
-  authorizeKey(ctx, { name: op.name, versionId: op.versionId, comparesEtag: namesEtag(ctx.request.headers.get('if-match')) }, key);
-}
-
-/** Has `op` somewhere in the request's bucket authorized (bucket-level operations). */
-export function authorizeBucket(ctx: BucketContext, op: Authorizable): void {
-  authorizeInBucket(ctx.identity, op, ctx.bucket);
-}
+export type Handler<N extends BucketOperation['name']> = (op: OperationOf<N>, ctx: BucketContext, services: S3Services, access: Access) => Promise<Dispatch>;
 
 /** The dispatch of a response the core built whole. */
 export function respond(response: ProxyResponse): Dispatch {

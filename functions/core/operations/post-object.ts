@@ -1,14 +1,15 @@
 /**
  * PostObject: a browser form upload (presigned POST, `POST /{bucket}` with `multipart/form-data`). The form's
  * fields are read first; the policy's signer is authenticated (auth/identity.ts), the policy's expiry and
- * every condition checked (auth/post-policy.ts), and the key (with `${filename}` filled in) authorized as
- * `put_object` (auth/authorize.ts). The file then streams to the backend as a PUT of its exact length
+ * every condition checked (auth/post-policy.ts), and the key (with `${filename}` filled in) authorized by
+ * the operation table's row for PostObject (auth/authorize.ts): `put_object`, and the actions the `acl`,
+ * `tagging` and `x-amz-object-lock-*` fields ask for, as the headers they stand for would. The file then streams to the backend as a PUT of its exact length
  * (payload/form-data.ts): a form that turns out other than it declared aborts the backend write, so nothing
  * is committed. The answer is S3's: 204 (or `success_action_status` 200/201) or a 303 to
  * `success_action_redirect`.
  */
 import { authenticatePostForm } from '../auth/identity';
-import { authorize } from '../auth/authorize';
+import { authorize, type Access } from '../auth/authorize';
 import { checkPolicy, parsePolicy } from '../auth/post-policy';
 import type { BucketContext } from '../context';
 import { S3Error, notImplemented } from '../errors';
@@ -18,17 +19,18 @@ import { callerOf } from '../observability/record';
 import { checkDeclaredLength } from '../payload/upload';
 import { formBoundary, formLength, readForm, type FormUpload } from '../payload/form-data';
 import { emptyResponse, s3Xml } from '../responses';
+import { childOf, listOf, parseXml, textOf } from '../xml';
 import { UNSIGNED_PAYLOAD } from '../sigv4';
 import type { Handler, S3Services } from './operation';
 import { checkMetadataSize } from './write-headers';
 
 /** Fields that become object headers under their own name. */
 const HEADER_FIELDS = ['content-type', 'cache-control', 'content-disposition', 'content-encoding', 'expires', 'x-amz-storage-class', 'x-amz-website-redirect-location'];
-const HEADER_PREFIXES = ['x-amz-meta-', 'x-amz-server-side-encryption'];
+const HEADER_PREFIXES = ['x-amz-meta-', 'x-amz-server-side-encryption', 'x-amz-object-lock-'];
 /** Fields S3 accepts that the gateway does not carry out: refused rather than silently dropped. */
-const UNSUPPORTED = ['tagging', 'x-amz-checksum-', 'x-amz-object-lock-'];
+const UNSUPPORTED = ['x-amz-checksum-'];
 
-export const postObject: Handler<'PostObject'> = async (op, ctx, services) => {
+export const postObject: Handler<'PostObject'> = async (op, ctx, services, access) => {
   const boundary = formBoundary(ctx.request.headers.get('content-type'));
   if (boundary === undefined) throw new S3Error('PreconditionFailed', 'Bucket POST must be of the enclosure-type multipart/form-data');
   const length = formLength(ctx.request.headers);
@@ -36,8 +38,8 @@ export const postObject: Handler<'PostObject'> = async (op, ctx, services) => {
   let key: string;
   let headers: HeaderMap;
   try {
-    key = await admit(form, ctx, services);
     headers = objectHeaders(form.fields);
+    key = await admit(form, ctx, services, access, headers);
     checkMetadataSize(headers);
   } catch (err) {
     form.discard();
@@ -64,8 +66,11 @@ export const postObject: Handler<'PostObject'> = async (op, ctx, services) => {
   } satisfies Dispatch;
 };
 
-/** Authenticates the form's signer, checks its policy, and authorizes the key; returns the key. */
-async function admit(form: FormUpload, ctx: BucketContext, services: S3Services): Promise<string> {
+/**
+ * Authenticates the form's signer, checks its policy, and authorizes the key under `access`, with the
+ * object headers the fields become standing for the request's; returns the key.
+ */
+async function admit(form: FormUpload, ctx: BucketContext, services: S3Services, access: Access, headers: HeaderMap): Promise<string> {
   const now = (services.now ?? Date.now)();
   const identity = await authenticatePostForm(form.fields, ctx.config, now, services.unseal);
   const policy = form.fields.get('policy');
@@ -81,7 +86,7 @@ async function admit(form: FormUpload, ctx: BucketContext, services: S3Services)
     ctx.record.caller = callerOf(identity.principal);
     ctx.record.key = key;
   }
-  authorize(identity, { name: 'PostObject' }, { bucket: ctx.bucket, key });
+  authorize(identity, access, { headers: new Headers(headers) }, ctx.bucket, key);
   checkDeclaredLength(ctx, form.fileLength);
   return key;
 }
@@ -90,12 +95,33 @@ function objectHeaders(fields: ReadonlyMap<string, string>): HeaderMap {
   const out: HeaderMap = {};
   for (const [name, value] of fields) {
     if (UNSUPPORTED.some((u) => name.startsWith(u))) throw notImplemented(`The form field ${name}`);
+    if (name === 'tagging') {
+      out['x-amz-tagging'] = tagQuery(value);
+      continue;
+    }
     const header = name === 'acl' ? 'x-amz-acl' : HEADER_FIELDS.includes(name) || HEADER_PREFIXES.some((p) => name.startsWith(p)) ? name : undefined;
     if (header === undefined) continue;
     if (!/^[\x20-\x7e\t]*$/.test(value)) throw new S3Error('InvalidArgument', `The form field ${name} must be printable ASCII text`);
     out[header] = value;
   }
   return out;
+}
+
+/**
+ * The form's `tagging` field, a Tagging document (`<Tagging><TagSet><Tag><Key/><Value/></Tag>…`), as the
+ * `x-amz-tagging` header a PUT carries: URL-encoded `key=value` pairs.
+ */
+function tagQuery(document: string): string {
+  let tagSet;
+  try {
+    tagSet = childOf(parseXml(document), 'TagSet');
+  } catch {
+    tagSet = undefined;
+  }
+  if (tagSet === undefined) throw new S3Error('MalformedXML', 'The XML in the tagging form field is not well-formed or did not validate against the Tagging schema');
+  return listOf(tagSet, 'Tag')
+    .map((tag) => `${encodeURIComponent(textOf(childOf(tag, 'Key')) ?? '')}=${encodeURIComponent(textOf(childOf(tag, 'Value')) ?? '')}`)
+    .join('&');
 }
 
 /** S3's answer to a stored form upload: a 303 to `success_action_redirect`, else `success_action_status`. */

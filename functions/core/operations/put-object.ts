@@ -2,7 +2,7 @@ import type { Dispatch } from '../http';
 import { withUploadBody } from '../payload/upload';
 import type { BucketContext } from '../context';
 import { checkWritePreconditions } from '../preconditions';
-import { authorizeConditionalKey, type Handler } from './operation';
+import type { Handler } from './operation';
 import { checkMetadataSize, putHeaders } from './write-headers';
 
 /**
@@ -11,7 +11,6 @@ import { checkMetadataSize, putHeaders } from './write-headers';
  * does not take are refused here; the store enforces the rest, and its 412 passes through.
  */
 export const putObject: Handler<'PutObject'> = (op, ctx) => {
-  authorizeConditionalKey(ctx, op, op.key);
   checkWritePreconditions(ctx.request.headers);
   return upload(ctx, op.key);
 };

@@ -6,11 +6,10 @@
  * one inside a 200) are rewritten into the client's terms.
  */
 import { backendCopySource, authorizedSource, copyableBackends, sendCopy } from './copy-object';
-import { authorizeKey, respond, type Handler } from './operation';
+import { respond, type Handler } from './operation';
 import { uploadPartCopyHeaders } from './write-headers';
 
 export const uploadPartCopy: Handler<'UploadPartCopy'> = async (op, ctx) => {
-  authorizeKey(ctx, op, op.key);
   const { source, bucket } = authorizedSource(ctx, op.copySource);
   const backends = copyableBackends(bucket, ctx.bucket, 'UploadPartCopy');
   const headers = Object.assign(uploadPartCopyHeaders(ctx.request.headers), { 'x-amz-copy-source': backendCopySource(source, backends.source) });

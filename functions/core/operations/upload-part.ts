@@ -2,7 +2,7 @@ import type { Dispatch } from '../http';
 import { withUploadBody } from '../payload/upload';
 import { s3StoreOf } from './backend-response';
 import type { BucketContext } from '../context';
-import { authorizeKey, type Handler } from './operation';
+import type { Handler } from './operation';
 import { uploadPartHeaders } from './write-headers';
 
 /**
@@ -10,7 +10,6 @@ import { uploadPartHeaders } from './write-headers';
  * decoded and verified on the way when it is aws-chunked or carries a hash or checksum.
  */
 export const uploadPart: Handler<'UploadPart'> = (op, ctx) => {
-  authorizeKey(ctx, op, op.key);
   return upload(ctx, op.key, op.uploadId, op.partNumber);
 };
 

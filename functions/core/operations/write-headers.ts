@@ -11,9 +11,15 @@ import { bareTags } from '../preconditions';
 /** The spec's PutObject list, without content-length (the upload decides it). */
 const CONTENT = ['content-type', 'content-disposition', 'content-encoding', 'content-language', 'cache-control', 'expires'];
 const CONDITIONAL = ['if-match', 'if-none-match'];
-/** `x-amz-*` headers S3 stores with the object. */
+/**
+ * `x-amz-*` headers S3 stores with the object. The ACL, grants, tags and object lock headers each need their
+ * own action beside the write's, which the operation table asks for (auth/authorize.ts `EXTRAS`) before any of
+ * them gets here.
+ */
 const OBJECT = ['x-amz-tagging', 'x-amz-storage-class', 'x-amz-website-redirect-location', 'x-amz-acl'];
-const OBJECT_PREFIXES = ['x-amz-meta-', 'x-amz-server-side-encryption', 'x-amz-object-lock-'];
+const OBJECT_PREFIXES = ['x-amz-meta-', 'x-amz-server-side-encryption', 'x-amz-object-lock-', 'x-amz-grant-'];
+/** Lets a delete remove a version under GOVERNANCE retention (with `bypass_governance_retention`). */
+export const BYPASS_GOVERNANCE = 'x-amz-bypass-governance-retention';
 const CHECKSUM_PREFIX = 'x-amz-checksum-';
 /** SSE-C: the key must accompany every write of the object's data. */
 const SSE_CUSTOMER_PREFIX = 'x-amz-server-side-encryption-customer-';
@@ -58,6 +64,11 @@ export function putHeaders(headers: ReadonlyHeaders): HeaderMap {
  */
 export function createMultipartHeaders(headers: ReadonlyHeaders): HeaderMap {
   return select(headers, isObjectHeader);
+}
+
+/** DeleteObject: If-Match and the governance bypass. */
+export function deleteHeaders(headers: ReadonlyHeaders): HeaderMap {
+  return select(headers, (n) => n === 'if-match' || n === BYPASS_GOVERNANCE);
 }
 
 /** UploadPart: Content-MD5 and SSE-C (part checksums are verified by the gateway, see createMultipartHeaders). */

@@ -1,13 +1,6 @@
-import {
-  RULES,
-  authorize,
-  authorizeListBuckets,
-  isAuthorized,
-  isAuthorizedInBucket,
-  namesEtag,
-  ownsBucket,
-  type Authorizable,
-} from '../../../functions/core/auth/authorize';
+import { authorize, authorizeListBuckets, isAuthorized, namesEtag, ownsBucket, type Access } from '../../../functions/core/auth/authorize';
+import { OPERATIONS as TABLE } from '../../../functions/core/operations/table';
+import type { OperationName } from '../../../functions/core/routing';
 import { ACTIONS, type Action, type Bucket, type Scope } from '../../../functions/core/config/types';
 import { S3Error } from '../../../functions/core/errors';
 import type { Identity } from '../../../functions/core/auth/identity';
@@ -33,12 +26,27 @@ const key = (scopes: Scope[], session = false): Identity => ({
 });
 const ANONYMOUS: Identity = { principal: { type: 'anonymous' } };
 
-/** Every row of RULES, and every operation again naming a version where that changes its rule. */
-const OPERATIONS: readonly Authorizable[] = [
-  ...(Object.keys(RULES) as Array<keyof typeof RULES>).map((name) => ({ name })),
-  ...(['GetObject', 'HeadObject', 'GetObjectAttributes', 'DeleteObject', 'GetObjectTagging', 'PutObjectTagging', 'DeleteObjectTagging'] as const).map((name) => ({ name, versionId: 'v1' })),
+type Named = { readonly name: OperationName; readonly versionId?: string; readonly headers?: Record<string, string> };
+/** The access of a row of the operation table (every operation on a bucket has one). */
+const accessOf = (name: OperationName): Access => TABLE[name].access as Access;
+const ROWS = (Object.keys(TABLE) as OperationName[]).filter((name) => typeof TABLE[name].access === 'object');
+
+/** Every row of the table, and every operation again naming a version where its row has a version variant. */
+const OPERATIONS: readonly Named[] = [
+  ...ROWS.map((name) => ({ name })),
+  ...ROWS.filter((name) => accessOf(name).versioned !== undefined && name !== 'DeleteObjects').map((name) => ({ name, versionId: 'v1' })),
 ];
-const label = (op: Authorizable): string => (op.versionId === undefined ? op.name : `${op.name}?versionId`);
+const label = (op: Named): string => (op.versionId === undefined ? op.name : `${op.name}?versionId`);
+
+/** As the dispatcher (or, for a form and each DeleteObjects entry, the handler) asks: on the key, or somewhere in the bucket. */
+const allowed = (identity: Identity, op: Named, target: Bucket, key: string): boolean => {
+  const access = accessOf(op.name);
+  return isAuthorized(identity, access, { versionId: op.versionId, headers: new Headers(op.headers) }, target, access.on === 'bucket' ? undefined : key);
+};
+const check = (identity: Identity, op: Named, target: Bucket, key: string): void => {
+  const access = accessOf(op.name);
+  authorize(identity, access, { versionId: op.versionId, headers: new Headers(op.headers) }, target, access.on === 'bucket' ? undefined : key);
+};
 
 const READS = ['GetObject', 'HeadObject', 'GetObjectAttributes', 'ListObjects', 'HeadBucket', 'GetBucketLocation'];
 const EVERYTHING = OPERATIONS.map(label);
@@ -56,7 +64,8 @@ const CASES: ReadonlyArray<readonly [string, Identity, Bucket, readonly string[]
     ['GetObject', 'HeadObject', 'GetObjectAttributes', 'ListObjects', 'HeadBucket', 'GetBucketLocation', 'GetBucketVersioning', 'ListMultipartUploads', 'ListParts'],
   ],
   ['a key with head_object only: metadata, not bodies', key([{ bucket: 'data', prefixes: [], actions: ['head_object'] }]), PRIVATE, ['HeadObject', 'GetObjectAttributes']],
-  ['a key on another prefix', key([{ bucket: 'data', prefixes: ['other/'], actions: ALL }]), PRIVATE, []],
+  // Bucket-level reads ask whether the caller may list somewhere in the bucket.
+  ['a key on another prefix', key([{ bucket: 'data', prefixes: ['other/'], actions: ALL }]), PRIVATE, ['HeadBucket', 'GetBucketLocation', 'GetBucketVersioning']],
   ['a key on prefix "reports" (covers reports/…, not reportsX)', key([{ bucket: 'data', prefixes: ['reports'], actions: ['get_object'] }]), PRIVATE, ['GetObject']],
   ['a key with get_object only: no version reads', key([{ bucket: 'data', prefixes: [], actions: ['get_object'] }]), PRIVATE, ['GetObject']],
   ['a writer without reads', key([{ bucket: 'data', prefixes: ['reports/'], actions: ['put_object', 'upload_part'] }]), PRIVATE, ['PutObject', 'PostObject', 'CopyObject', 'UploadPart', 'UploadPartCopy']],
@@ -93,13 +102,12 @@ const CASES: ReadonlyArray<readonly [string, Identity, Bucket, readonly string[]
 ];
 
 describe('authorize: every operation against every kind of caller, on data/reports/q1.csv', () => {
-  describe.each(CASES)('%s', (_name, identity, target, allowed) => {
+  describe.each(CASES)('%s', (_name, identity, target, permitted) => {
     it.each(OPERATIONS.map((op) => [label(op), op] as const))('%s', (name, op) => {
-      const resource = { bucket: target, key: 'reports/q1.csv' };
-      const expected = allowed.includes(name);
-      expect(isAuthorized(identity, op, resource)).toBe(expected);
-      if (expected) expect(() => authorize(identity, op, resource)).not.toThrow();
-      else expect(() => authorize(identity, op, resource)).toThrow(expect.objectContaining({ code: 'AccessDenied' }));
+      const expected = permitted.includes(name);
+      expect(allowed(identity, op, target, 'reports/q1.csv')).toBe(expected);
+      if (expected) expect(() => check(identity, op, target, 'reports/q1.csv')).not.toThrow();
+      else expect(() => check(identity, op, target, 'reports/q1.csv')).toThrow(expect.objectContaining({ code: 'AccessDenied' }));
     });
   });
 });
@@ -108,7 +116,7 @@ describe('authorize: refusals', () => {
   it('name the principal, action and key for a signed caller, and nothing for an anonymous one', () => {
     const refusal = (identity: Identity): S3Error => {
       try {
-        authorize(identity, { name: 'PutObject' }, { bucket: PRIVATE, key: 'a/b' });
+        check(identity, { name: 'PutObject' }, PRIVATE, 'a/b');
       } catch (err) {
         return err as S3Error;
       }
@@ -126,19 +134,19 @@ describe('authorize, bucket level: the caller may do it somewhere in the bucket'
     ['a key with delete_object on another bucket', key([{ bucket: 'x', prefixes: [], actions: ['delete_object'] }]), PRIVATE, false],
     ['anonymous, even on a bucket open to reads', ANONYMOUS, PUBLIC, false],
   ])('DeleteObjects: %s -> %s', (_name, identity, target, expected) => {
-    expect(isAuthorizedInBucket(identity, { name: 'DeleteObjects' }, target)).toBe(expected);
+    expect(isAuthorized(identity, accessOf('DeleteObjects'), { headers: new Headers() }, target)).toBe(expected);
   });
 
   it('anonymous HeadBucket follows the bucket flag', () => {
-    expect(isAuthorizedInBucket(ANONYMOUS, { name: 'HeadBucket' }, PUBLIC)).toBe(true);
-    expect(isAuthorizedInBucket(ANONYMOUS, { name: 'HeadBucket' }, PRIVATE)).toBe(false);
+    expect(allowed(ANONYMOUS, { name: 'HeadBucket' }, PUBLIC, '')).toBe(true);
+    expect(allowed(ANONYMOUS, { name: 'HeadBucket' }, PRIVATE, '')).toBe(false);
   });
 });
 
 describe('authorize: a refused tagging call of a version names the action it lacks', () => {
   it('get_object_version, when the caller holds the tagging action', () => {
     const tagger = key([{ bucket: 'data', prefixes: [], actions: ['get_object_tagging'] }]);
-    expect(() => authorize(tagger, { name: 'GetObjectTagging', versionId: 'v1' }, { bucket: PRIVATE, key: 'a' })).toThrow(
+    expect(() => check(tagger, { name: 'GetObjectTagging', versionId: 'v1' }, PRIVATE, 'a')).toThrow(
       'Access Denied: caller may not get_object_version on data/a',
     );
   });
@@ -148,9 +156,11 @@ describe('authorize: a write or delete comparing the object\'s ETag needs get_ob
   const writer = key([{ bucket: 'data', prefixes: [], actions: ['put_object', 'delete_object', 'complete_multipart_upload'] }]);
   const reader = key([{ bucket: 'data', prefixes: [], actions: ['put_object', 'delete_object', 'complete_multipart_upload', 'get_object'] }]);
   it.each(['PutObject', 'DeleteObject', 'CompleteMultipartUpload'] as const)('%s', (name) => {
-    expect(isAuthorized(writer, { name }, { bucket: PRIVATE, key: 'a' })).toBe(true);
-    expect(() => authorize(writer, { name, comparesEtag: true }, { bucket: PRIVATE, key: 'a' })).toThrow('Access Denied: caller may not get_object on data/a');
-    expect(isAuthorized(reader, { name, comparesEtag: true }, { bucket: PRIVATE, key: 'a' })).toBe(true);
+    const conditional = { name, headers: { 'if-match': '"abc"' } };
+    expect(allowed(writer, { name }, PRIVATE, 'a')).toBe(true);
+    expect(allowed(writer, { name, headers: { 'if-match': '*' } }, PRIVATE, 'a')).toBe(true);
+    expect(() => check(writer, conditional, PRIVATE, 'a')).toThrow('Access Denied: caller may not get_object on data/a (the request carries If-Match)');
+    expect(allowed(reader, conditional, PRIVATE, 'a')).toBe(true);
   });
 
   it.each([

@@ -634,7 +634,8 @@ describe('parseConfig: credentials, roles and scopes', () => {
     expect(problems).toEqual([
       '[[credentials]] #1.[[allowed_scopes]] #1: actions "GetObject" is not one of get_object, get_object_version, head_object, put_object, ' +
         'delete_object, list_bucket, create_multipart_upload, upload_part, complete_multipart_upload, abort_multipart_upload, ' +
-        'list_bucket_versions, delete_object_version, get_object_tagging, put_object_tagging, delete_object_tagging',
+        'list_bucket_versions, delete_object_version, get_object_tagging, put_object_tagging, delete_object_tagging, ' +
+        'put_object_acl, put_object_retention, put_object_legal_hold, bypass_governance_retention',
     ]);
   });
 

@@ -3,6 +3,11 @@ import type { ListParams } from '../../../functions/core/backends/store';
 import type { BucketContext, RequestContext } from '../../../functions/core/context';
 import { listMapped, type ListedChild } from '../../../functions/core/operations/list-mapped';
 import { Query } from '../../../functions/core/query';
+import { OPERATIONS } from '../../../functions/core/operations/table';
+import type { Access } from '../../../functions/core/auth/authorize';
+
+/** ListObjects' row of the operation table. */
+const LIST = OPERATIONS.ListObjects.access as Access;
 import { memoryStore } from '../../support/memory-store';
 
 describe('listMapped: a client-level bucket over its mapped buckets', () => {
@@ -41,7 +46,7 @@ describe('listMapped: a client-level bucket over its mapped buckets', () => {
   const params = (over: Partial<ListParams>): ListParams => ({ version: 2, prefix: '', maxKeys: 1000, fetchOwner: false, ...over });
 
   async function page(over: Partial<ListParams>): Promise<{ keys: string[]; prefixes: string[]; truncated: boolean; token?: string; marker?: string; name?: string }> {
-    const response = await listMapped(ctx(), 'acct', params(over), children);
+    const response = await listMapped(ctx(), 'acct', params(over), children, LIST);
     const xml = String(response.body);
     const all = (re: RegExp): string[] => [...xml.matchAll(re)].map((m) => m[1]);
     return {

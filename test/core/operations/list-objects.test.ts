@@ -6,6 +6,11 @@ import { listMapped, type ListedChild } from '../../../functions/core/operations
 import { listObjects } from '../../../functions/core/operations/list-objects';
 import { ListTokens } from '../../../functions/core/operations/list-token';
 import { Query } from '../../../functions/core/query';
+import { OPERATIONS } from '../../../functions/core/operations/table';
+import type { Access } from '../../../functions/core/auth/authorize';
+
+/** ListObjects' row of the operation table. */
+const LIST_ACCESS = OPERATIONS.ListObjects.access as Access;
 import { memoryStore } from '../../support/memory-store';
 
 /**
@@ -80,7 +85,7 @@ describe('listObjects for a caller whose scopes cover part of the bucket', () =>
   const list = async (over: Partial<ListParams>, scopes = SCOPES, keys = KEYS, storeTokens = false, using = tokens): Promise<Shown> => {
     const ctx = bucketContext('priv', memoryStore(keys, recorded.calls, { tokens: storeTokens }), keyHolder(scopes));
     const p = params(over);
-    return shown(String((await listObjects(ctx, p.version, p, using)).body));
+    return shown(String((await listObjects(ctx, p.version, p, LIST_ACCESS, using)).body));
   };
 
   it('GIVEN a grant on "data" and another bucket\'s "database/" WHEN listing prefix=data with "/" THEN "database/" is not a common prefix', async () => {
@@ -209,7 +214,7 @@ describe('listObjects for a caller whose scopes cover part of the bucket', () =>
   it('an anonymous listing of a public bucket is one backend listing of the prefix', async () => {
     const anonymous = bucketContext('priv', memoryStore(KEYS, recorded.calls), { principal: { type: 'anonymous' } } as Identity);
     const ctx = { ...anonymous, bucket: { name: 'priv', anonymousAccess: true } as Bucket };
-    const out = shown(String((await listObjects(ctx, 2, params({ prefix: 'data' }), tokens)).body));
+    const out = shown(String((await listObjects(ctx, 2, params({ prefix: 'data' }), LIST_ACCESS, tokens)).body));
     expect(out.keys).toEqual(['data', 'data!x', 'data/a.txt', 'data/sub/b.txt', 'data/sub/c.txt', 'database/x.txt', 'database/y.txt', 'dataz']);
     expect(recorded.calls.map((c) => c.prefix)).toEqual(['data']);
   });
@@ -228,7 +233,7 @@ describe('listMapped for a caller scoped inside a mapped bucket', () => {
     const keys: string[] = [];
     let token: string | undefined;
     for (let page = 0; page < 10; page++) {
-      const out = shown(String((await listMapped(ctx, 'acct', params({ maxKeys: 1, continuationToken: token }), children)).body));
+      const out = shown(String((await listMapped(ctx, 'acct', params({ maxKeys: 1, continuationToken: token }), children, LIST_ACCESS)).body));
       keys.push(...out.keys);
       expect(revealed(out.token)).not.toContain('secret');
       if (!out.truncated) break;
