@@ -12,11 +12,11 @@
  its writing timed apart.
  */
 import { parseBlobList, readBlobListBody } from '../../functions/core/backends/azure/listing';
-import { toListPage, type BackendListPage } from '../../functions/core/backends/listing';
-import { readS3ListingBody } from '../../functions/core/backends/s3-listing';
+import { toListPage, type BackendListPage } from '../../functions/core/listing/paging';
+import { readS3ListingBody } from '../../functions/core/listing/s3-page';
 import type { ListPage, ListParams } from '../../functions/core/backends/store';
 import type { RequestContext } from '../../functions/core/context';
-import { renderListing } from '../../functions/core/operations/list-xml';
+import { renderListing } from '../../functions/core/listing/xml';
 import { backendDocument } from '../../functions/core/streams';
 
 const KEYS = 1000;

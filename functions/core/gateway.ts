@@ -13,7 +13,7 @@ import { stsTokenExchange, type TokenExchange } from './oidc/exchange';
 import { readIdentityProvider, type IdentityProvider } from './oidc/provider-key';
 import type { RequestRecord } from './observability/record';
 import type { Metrics } from './observability/metrics';
-import { ListTokens } from './operations/list-token';
+import { ListTokens } from './listing/token';
 import { respond } from './operations/operation';
 import { Query } from './query';
 import { errorResponse } from './responses';

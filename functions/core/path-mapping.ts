@@ -11,7 +11,7 @@
  * Levels a client sees (segments = 2):
  * - `/`: ListBuckets lists each distinct first segment (`account`) once.
  * - `/{account}`: a bucket whose keys are `{repo}/{key}` across every mapped bucket `account:*` (listed
- *   by `operations/list-mapped.ts`); each repo is a common prefix `{repo}/` with the delimiter `/`.
+ *   by `listing/mapped.ts`); each repo is a common prefix `{repo}/` with the delimiter `/`.
  * - `/{account}/{repo}/...`: objects of the virtual bucket `account:repo`.
  */
 import type { Bucket, PathMapping } from './config/types';

@@ -22,7 +22,7 @@ export function xmlResponse(status: number, xml: string | Uint8Array, requestId:
 
 /**
  * A long document that was written in pieces, sent as one buffer of their bytes: no single string of the
- * whole is made (see list-xml.ts for why that matters), and a buffer's backing store lives outside V8's heap.
+ * whole is made (see listing/xml.ts for why that matters), and a buffer's backing store lives outside V8's heap.
  * Sent as a stream before, a 1,000-key page cost ~0.5 ms more CPU (the stream, its Node adapter and a
  * pipeline per response), more than its 290 KB of copying. The pieces are encoded straight into that buffer
  * (utf8Pieces).

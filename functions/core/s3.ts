@@ -17,7 +17,7 @@ import { validateKey } from './keys';
 import { callerOf, type RequestRecord } from './observability/record';
 import { OPERATIONS, runOperation, type S3Services } from './operations';
 import { createBucketRefusal, listBuckets } from './operations/buckets';
-import { accountLevel } from './operations/list-mapped';
+import { accountLevel } from './listing/mapped';
 import { respond } from './operations/operation';
 import { PathMapper } from './path-mapping';
 import type { Query } from './query';

@@ -11,7 +11,7 @@ import { azureError } from './azure/errors';
 import { readBlobListBody } from './azure/listing';
 import { SAS_RESPONSE_OVERRIDES, blobSasQuery, type BlobSas } from './azure/sas';
 import { sharedKeyAuthorization } from './azure/shared-key';
-import { collectPage, startPosition, toListPage, type BackendListPage } from './listing';
+import { collectPage, startPosition, toListPage, type BackendListPage } from '../listing/paging';
 import type { BackendCall, ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
 import { deleted, refuseUnsupportedFeatures, s3ErrorResponse, s3ResponseHeaders, userMetadata } from './translate';
 

@@ -8,8 +8,8 @@ import { sha256Hex } from '../bytes';
 import { withErrorCode, xmlResponse } from '../responses';
 import { EMPTY_SHA256, UNSIGNED_PAYLOAD, signRequest } from '../sigv4';
 import { buildXml, childOf, parseXml, textOf, type XmlNode } from '../xml';
-import { relativeKey } from './listing';
-import { readS3ListingBody } from './s3-listing';
+import { relativeKey } from '../listing/paging';
+import { readS3ListingBody } from '../listing/s3-page';
 import {
   passThroughHeaders,
   type BackendCall,

@@ -3,7 +3,7 @@ import type { SessionUnsealer } from '../auth/identity';
 import type { BucketContext } from '../context';
 import type { Dispatch, ProxyResponse } from '../http';
 import type { BucketOperation } from '../routing';
-import type { ListTokens } from './list-token';
+import type { ListTokens } from '../listing/token';
 
 /** What operations share beyond their request: made once per Gateway. */
 export interface S3Services {

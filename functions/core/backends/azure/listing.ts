@@ -2,7 +2,7 @@
  * One Azure List Blobs page (EnumerationResults) as one backend page of a listing: blobs and blob prefixes
  * merged in name order, the backend prefix stripped, entries outside it dropped.
  *
- * As for S3 listings (s3-listing.ts), the page is first read by a scanner as the body arrives. It knows the
+ * As for S3 listings (listing/s3-page.ts), the page is first read by a scanner as the body arrives. It knows the
  * form Azure and Azurite write (no whitespace inside an entry, a blob's properties as leaf elements) and
  * gives up on anything else, when the hardened general parser reads the whole document: the scanner never
  * decides a hostile document, and whatever it accepts it reads as the parser does (a spec compares them).
@@ -10,9 +10,9 @@
  * 22.6 ms of CPU in-process, against ~3 ms for the scanner.
  */
 import { childOf, decodeEntities, listOf, parseXml, textOf, type ParsedXml } from '../../xml';
-import { elementText } from '../listing-compact';
-import { Cursor, EMPTY_ELEMENT, FAILED, MORE, PieceScanner, UNRECOGNISED, scanOrParse, type Step } from '../scan';
-import { isoDate, quoteEtag, relativeKey, sortItems, type BackendListPage, type ListItem } from '../listing';
+import { elementText } from '../../listing/compact';
+import { Cursor, EMPTY_ELEMENT, FAILED, MORE, PieceScanner, UNRECOGNISED, scanOrParse, type Step } from '../../listing/scanner';
+import { isoDate, quoteEtag, relativeKey, sortItems, type BackendListPage, type ListItem } from '../../listing/paging';
 import { storageClassOf } from './access-tier';
 
 export { UNRECOGNISED };

@@ -7,7 +7,7 @@ import { encodeKey } from '../../keys';
 import { checkWriteIfMatch, evaluatePreconditions, preconditionFailed, preconditionResponse } from '../../preconditions';
 import { invalidRange, parseRange, resolveRange } from '../../range';
 import { emptyResponse } from '../../responses';
-import { collectPage, relativeKey, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../listing';
+import { collectPage, relativeKey, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../../listing/paging';
 import { compareKeys } from '../../keys';
 import type { BackendCall, ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
 import { deleted, s3ErrorResponse, userMetadata } from '../translate';

@@ -1,6 +1,6 @@
 import { GcsXmlApi } from '../../../../functions/core/backends/gcs/xml-api';
-import { parseListBucketResult, readListBucketResultBody } from '../../../../functions/core/backends/s3-listing';
-import { ListingScanner } from '../../../../functions/core/backends/listing-scanner';
+import { parseListBucketResult, readListBucketResultBody } from '../../../../functions/core/listing/s3-page';
+import { ListingScanner } from '../../../../functions/core/listing/s3-scanner';
 import type { BackendRequest } from '../../../../functions/core/http';
 import type { ListParams } from '../../../../functions/core/backends/store';
 

@@ -1,7 +1,7 @@
 import type { Bucket, Config } from '../../../functions/core/config/types';
 import type { ListParams } from '../../../functions/core/backends/store';
 import type { BucketContext, RequestContext } from '../../../functions/core/context';
-import { listMapped, type ListedChild } from '../../../functions/core/operations/list-mapped';
+import { listMapped, type ListedChild } from '../../../functions/core/listing/mapped';
 import { Query } from '../../../functions/core/query';
 import { OPERATIONS } from '../../../functions/core/operations/table';
 import type { Access } from '../../../functions/core/auth/authorize';

@@ -8,8 +8,8 @@
  * silently leaving out the others. When the delimiter falls inside the mapped segments (with `/`, always),
  * a bucket collapses into its common prefix (`repo/`) without a backend call, so each mapped bucket the
  * caller may list shows as a "folder", empty or not. Inside each bucket only the ranges the caller may list
- * are read (list-objects.ts). Markers, start-after and keys are in the client's space; continuation tokens
- * are the gateway's own (list-token.ts).
+ * are read (objects.ts). Markers, start-after and keys are in the client's space; continuation tokens
+ * are the gateway's own (token.ts).
  */
 import { authorize, isAuthorized, listableRanges, type Access } from '../auth/authorize';
 import type { ListParams } from '../backends/store';
@@ -18,12 +18,12 @@ import { accessDenied } from '../errors';
 import type { Dispatch, ProxyResponse } from '../http';
 import { prefixLevelUnsupported, type MappedOperation } from '../path-mapping';
 import type { BucketOperation } from '../routing';
-import { bucketLocation, headBucket } from './buckets';
-import { fallbackTokens, listParams, listSegments, renderListing, startOf, type ListSegment } from './list-objects';
-import { listUploads, listUploadsParams } from './list-multipart-uploads';
-import { listVersions, listVersionsParams } from './list-object-versions';
-import type { ListTokens } from './list-token';
-import { respond, type S3Services } from './operation';
+import { bucketLocation, headBucket } from '../operations/buckets';
+import { fallbackTokens, listParams, listSegments, renderListing, startOf, type ListSegment } from './objects';
+import { listUploads, listUploadsParams } from './uploads';
+import { listVersions, listVersionsParams } from './versions';
+import type { ListTokens } from './token';
+import { respond, type S3Services } from '../operations/operation';
 
 /** A mapped bucket under the listed client-level bucket. */
 export interface ListedChild {

@@ -1,5 +1,5 @@
 /**
- * The scanner behind readS3Listing (s3-listing.ts): reads a ListBucketResult of the shape S3 implementations
+ * The scanner behind readS3Listing (s3-page.ts): reads a ListBucketResult of the shape S3 implementations
  * send, piece by piece as the body arrives, and gives up on anything else (the general parser decides then).
  *
  * Fed piece by piece, it never holds the whole document as one string: only the unread tail of the last
@@ -13,8 +13,8 @@
  * root may be empty elements. Entries may hold one more level (Owner's ID). Anything else makes the scanner
  * give up.
  */
-import { COMPACT_ENTRY, COMPACT_PREFIX, compactEntry, compactPrefix } from './listing-compact';
-import { Cursor, EMPTY_ELEMENT, FAILED, MORE, PieceScanner, type Step } from './scan';
+import { COMPACT_ENTRY, COMPACT_PREFIX, compactEntry, compactPrefix } from './compact';
+import { Cursor, EMPTY_ELEMENT, FAILED, MORE, PieceScanner, type Step } from './scanner';
 
 /** The fields of a listing the gateway uses, as the backend wrote them (entities decoded, keys still URL-encoded). */
 export interface RawListing {

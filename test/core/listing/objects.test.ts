@@ -2,9 +2,9 @@ import type { ListParams, ObjectStore } from '../../../functions/core/backends/s
 import type { Action, Bucket, Config, Scope } from '../../../functions/core/config/types';
 import type { Identity } from '../../../functions/core/auth/identity';
 import type { BucketContext } from '../../../functions/core/context';
-import { listMapped, type ListedChild } from '../../../functions/core/operations/list-mapped';
-import { listObjects } from '../../../functions/core/operations/list-objects';
-import { ListTokens } from '../../../functions/core/operations/list-token';
+import { listMapped, type ListedChild } from '../../../functions/core/listing/mapped';
+import { listObjects } from '../../../functions/core/listing/objects';
+import { ListTokens } from '../../../functions/core/listing/token';
 import { Query } from '../../../functions/core/query';
 import { OPERATIONS } from '../../../functions/core/operations/table';
 import type { Access } from '../../../functions/core/auth/authorize';

@@ -1,11 +1,11 @@
 /**
- * What the listing scanners share (listing-scanner.ts for S3's and GCS's ListBucketResult, azure/listing.ts
+ * What the listing scanners share (s3-scanner.ts for S3's and GCS's ListBucketResult, backends/azure/listing.ts
  * for Azure's EnumerationResults): the driver that feeds a document piece by piece (PieceScanner), a cursor
  * over the text, and reading a body with a scanner or, when it gives up, with the general parser.
  */
 import { backendTextPieces } from '../streams';
 import { decodeEntities } from '../xml';
-import { elementText } from './listing-compact';
+import { elementText } from './compact';
 
 /** What a scanner answers for a document outside the form it reads: the general parser decides. */
 export const UNRECOGNISED = 'unrecognised';

@@ -1,6 +1,6 @@
 /**
  * ListMultipartUploads: asked of the backend under `backend_prefix` (keys URL-encoded so any key survives the
- * XML), answered in the virtual bucket's name and key space. As object listings do (list-objects.ts), it
+ * XML), answered in the virtual bucket's name and key space. As object listings do (objects.ts), it
  * reads only the key ranges the caller may list, one after another, and its markers are the last upload (or
  * common prefix) it showed: never a backend marker, which could name an upload the caller may not see.
  */
@@ -11,9 +11,9 @@ import type { ProxyResponse } from '../http';
 import type { ClientAddress } from '../path-mapping';
 import type { Query } from '../query';
 import { childOf, listOf, textOf, type ParsedXml } from '../xml';
-import { documentResponse, s3StoreOf, toXmlNode } from './backend-response';
+import { documentResponse, s3StoreOf, toXmlNode } from '../operations/backend-response';
 import { listableRanges, type Access } from '../auth/authorize';
-import { GATEWAY_OWNER, foldedPrefix, isAfter, straddles } from './list-objects';
+import { GATEWAY_OWNER, foldedPrefix, isAfter, straddles } from './objects';
 import {
   BackendAnswer,
   BackendPages,
@@ -29,8 +29,8 @@ import {
   type MarkerListing,
   type MarkerParams,
   type Position,
-} from './marker-listing';
-import { respond, type Handler } from './operation';
+} from './markers';
+import { respond, type Handler } from '../operations/operation';
 
 const UPLOADS: MarkerListing<Listed> = { subresource: 'uploads', root: 'ListMultipartUploadsResult', maxName: 'max-uploads', idMarkerName: 'upload-id-marker', entriesOf: uploadsOf };
 
@@ -94,7 +94,7 @@ export async function listUploads(ctx: BucketContext, params: MarkerParams, addr
       const inside: Position | undefined = keyMarker !== undefined && keyMarker.startsWith(full) ? { key: keyMarker, id: uploadIdMarker } : undefined;
       const cp = delimiter === undefined ? undefined : foldedPrefix(full, prefix.length, delimiter);
       if (cp !== undefined) {
-        // Shown only after the position, so every upload in the range is after it (list-objects.ts).
+        // Shown only after the position, so every upload in the range is after it (objects.ts).
         if (shown.endsWith(cp) || !isAfter(cp, keyMarker)) continue;
         if (shown.count >= maxUploads) {
           truncated = true;

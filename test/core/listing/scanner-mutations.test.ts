@@ -1,6 +1,6 @@
 import { parseBlobList, scanBlobList } from '../../../functions/core/backends/azure/listing';
-import { parseS3Listing, scanS3Listing } from '../../../functions/core/backends/s3-listing';
-import { UNRECOGNISED } from '../../../functions/core/backends/scan';
+import { parseS3Listing, scanS3Listing } from '../../../functions/core/listing/s3-page';
+import { UNRECOGNISED } from '../../../functions/core/listing/scanner';
 import { seededRandom } from '../../support/random';
 
 /**

@@ -1,7 +1,7 @@
-import { ListingScanner } from '../../../functions/core/backends/listing-scanner';
+import { ListingScanner } from '../../../functions/core/listing/s3-scanner';
 
 /**
- * The scanner on its own (its readings are compared with the general parser's in s3-listing.test.ts): what it
+ * The scanner on its own (its readings are compared with the general parser's in s3-page.test.ts): what it
  * keeps of a listing, fed piece by piece, and when it gives up.
  */
 

@@ -1,4 +1,4 @@
-import { ListTokens, type ListHint } from '../../../functions/core/operations/list-token';
+import { ListTokens, type ListHint } from '../../../functions/core/listing/token';
 
 /** The gateway's listing positions: the last name shown in the clear, a store's marker sealed. */
 

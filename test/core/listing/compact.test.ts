@@ -1,4 +1,4 @@
-import { elementText } from '../../../functions/core/backends/listing-compact';
+import { elementText } from '../../../functions/core/listing/compact';
 import { decodeEntities } from '../../../functions/core/xml';
 
 /** What the general parser makes of an element's text: its references decoded, or nothing when it refuses one. */

@@ -1,9 +1,9 @@
 import type { ProxyResponse } from '../http';
 import { clientAddress } from '../path-mapping';
-import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from './backend-response';
+import { documentHeaders, documentResponse, readDocument, s3StoreOf, toXmlNode } from '../operations/backend-response';
 import { backendCall, type BucketContext } from '../context';
-import { GATEWAY_OWNER } from './list-objects';
-import { respond, type Handler } from './operation';
+import { GATEWAY_OWNER } from './objects';
+import { respond, type Handler } from '../operations/operation';
 
 /** Query parameters ListParts passes on. */
 const LIST_PARTS_QUERY = ['max-parts', 'part-number-marker'];

@@ -5,7 +5,7 @@
  * this bucket) under the requested prefix, one range after another in key order, so no backend page holds a
  * name outside them and no page is ever "filtered empty". A range that the delimiter folds into one common
  * prefix above it (listing `data` with `/` over a grant on `data/`) shows as that prefix when it holds
- * anything, asked of the backend with one single-key read. Positions are the last name shown (list-token.ts).
+ * anything, asked of the backend with one single-key read. Positions are the last name shown (token.ts).
  */
 import { listableRanges, type Access } from '../auth/authorize';
 import type { KeyRange } from '../auth/scopes';
@@ -14,12 +14,12 @@ import { notImplemented } from '../errors';
 import type { ProxyResponse } from '../http';
 import type { ListEntry, ListPage, ListParams } from '../backends/store';
 import { backendCall, type BucketContext, type RequestContext } from '../context';
-import { MARKER_TAG, ListTokens, type ListHint, type ListPosition } from './list-token';
-import { renderListing } from './list-xml';
-import { encodesUrl, maxEntries } from './listing-params';
-import { respond, type Handler } from './operation';
+import { MARKER_TAG, ListTokens, type ListHint, type ListPosition } from './token';
+import { renderListing } from './xml';
+import { encodesUrl, maxEntries } from './params';
+import { respond, type Handler } from '../operations/operation';
 
-export { GATEWAY_OWNER, renderListing } from './list-xml';
+export { GATEWAY_OWNER, renderListing } from './xml';
 
 /** Store pages read for one client page before the gateway answers a short, truncated one (S3 allows it). */
 const MAX_STORE_PAGES = 10;

@@ -1,7 +1,7 @@
 import type { ListPage, ListParams } from '../../../functions/core/backends/store';
 import type { RequestContext } from '../../../functions/core/context';
 import { encodeKey } from '../../../functions/core/keys';
-import { GATEWAY_OWNER, renderListing } from '../../../functions/core/operations/list-xml';
+import { GATEWAY_OWNER, renderListing } from '../../../functions/core/listing/xml';
 import { S3_XMLNS } from '../../../functions/core/responses';
 import { buildXml, type XmlNode } from '../../../functions/core/xml';
 

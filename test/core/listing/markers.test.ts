@@ -1,5 +1,5 @@
 import { S3Error } from '../../../functions/core/errors';
-import { Shown, clientNames, endsBefore, markerParams, pastStart, startOf, within, type Listed, type MarkerListing } from '../../../functions/core/operations/marker-listing';
+import { Shown, clientNames, endsBefore, markerParams, pastStart, startOf, within, type Listed, type MarkerListing } from '../../../functions/core/listing/markers';
 import { Query } from '../../../functions/core/query';
 
 /**

@@ -13,8 +13,8 @@ import { compareKeys, decodeListedKey, encodeKey } from '../keys';
 import { markerInside } from '../path-mapping';
 import type { Query } from '../query';
 import { childOf, listOf, textOf, type ParsedXml } from '../xml';
-import { documentHeaders, readDocument } from './backend-response';
-import { encodesUrl, maxEntries } from './listing-params';
+import { documentHeaders, readDocument } from '../operations/backend-response';
+import { encodesUrl, maxEntries } from './params';
 
 /** How one of these listings is asked of the backend, named in the query, and read back. */
 export interface MarkerListing<E extends Listed> {

@@ -1,5 +1,5 @@
 import { fromAzureMetadataName, toAzureMetadataName } from '../../../functions/core/backends/azure';
-import { collectPage, decodeToken, isoDate, relativeKey, startPosition, toListPage, type BackendListPage, type ListItem } from '../../../functions/core/backends/listing';
+import { collectPage, decodeToken, isoDate, relativeKey, startPosition, toListPage, type BackendListPage, type ListItem } from '../../../functions/core/listing/paging';
 import { compareKeys } from '../../../functions/core/keys';
 import type { ListParams } from '../../../functions/core/backends/store';
 import { S3Error } from '../../../functions/core/errors';

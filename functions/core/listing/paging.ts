@@ -1,13 +1,13 @@
 import { compareKeys } from '../keys';
 import { fromBase64Url, fromUtf8, toBase64Url, utf8 } from '../bytes';
 import { S3Error } from '../errors';
-import type { ListEntry, ListPage, ListParams } from './store';
+import type { ListEntry, ListPage, ListParams } from '../backends/store';
 
 /**
  * S3 listing semantics over backends whose own pagination differs (Azure List Blobs, the GCS JSON API):
  * pages of exactly `max-keys` entries, `marker`/`start-after` as keys, and continuation tokens that resume
  * where the previous page stopped. The backend's page marker is carried inside the store's token, which names
- * backend keys: the gateway hands it to clients only sealed (operations/list-token.ts).
+ * backend keys: the gateway hands it to clients only sealed (token.ts).
  */
 
 /** One listed name relative to the backend prefix: an object, or a common prefix when `entry` is absent. */

@@ -5,7 +5,7 @@
  *
  * A listing page is the largest document the gateway reads on a hot path (~290 KB for 1,000 keys from RGW).
  * Building the general parser's tree for it and walking the tree again took most of a page's CPU, so the
- * page is first read by a scanner (listing-scanner.ts) that knows the shape every S3 implementation sends,
+ * page is first read by a scanner (s3-scanner.ts) that knows the shape every S3 implementation sends,
  * piece by piece as the body arrives. Anything else (a comment, CDATA, an attribute, mixed content, deeper
  * nesting) makes it give up, and the general hardened parser reads the whole document instead: the scanner
  * never decides a hostile document, it only recognises the common one. Both give the same page for any
@@ -13,12 +13,12 @@
  */
 import { decodeListedKey } from '../keys';
 import { childOf, listOf, parseXml, textOf, type ParsedXml } from '../xml';
-import { relativeKey } from './listing';
-import { ListingScanner, type RawListing } from './listing-scanner';
-import { UNRECOGNISED, scanOrParse } from './scan';
+import { relativeKey } from './paging';
+import { ListingScanner, type RawListing } from './s3-scanner';
+import { UNRECOGNISED, scanOrParse } from './scanner';
 
 export { UNRECOGNISED };
-import type { ListEntry, ListPage } from './store';
+import type { ListEntry, ListPage } from '../backends/store';
 
 /** The page in a listing's body as it arrives, or undefined when it is no readable ListBucketResult. */
 export async function readS3ListingBody(body: ReadableStream<Uint8Array> | null, backendPrefix: string): Promise<ListPage | undefined> {

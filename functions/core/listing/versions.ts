@@ -1,7 +1,7 @@
 /**
  * ListObjectVersions (`GET /{bucket}?versions`), S3 backends only: asked of the backend under
  * `backend_prefix` (keys URL-encoded so any key survives the XML), answered in the virtual bucket's name and
- * key space with the gateway as every owner. As object listings do (list-objects.ts), it reads only the key
+ * key space with the gateway as every owner. As object listings do (objects.ts), it reads only the key
  * ranges the caller may list with `list_bucket_versions`, one after another, and its next markers are the
  * last version (or common prefix) it showed, never a backend marker. Versions and delete markers keep the
  * backend's interleaved order (newest first within a key).
@@ -13,8 +13,8 @@ import type { ProxyResponse } from '../http';
 import type { ClientAddress } from '../path-mapping';
 import type { Query } from '../query';
 import { XmlSequence, childOf, listOf, textOf, type ParsedXml, type XmlNode } from '../xml';
-import { documentResponse, s3StoreOf, toXmlNode } from './backend-response';
-import { GATEWAY_OWNER, foldedPrefix, isAfter, straddles } from './list-objects';
+import { documentResponse, s3StoreOf, toXmlNode } from '../operations/backend-response';
+import { GATEWAY_OWNER, foldedPrefix, isAfter, straddles } from './objects';
 import {
   BackendAnswer,
   BackendPages,
@@ -30,8 +30,8 @@ import {
   type MarkerListing,
   type MarkerParams,
   type Position,
-} from './marker-listing';
-import { respond, type Handler } from './operation';
+} from './markers';
+import { respond, type Handler } from '../operations/operation';
 
 const VERSIONS: MarkerListing<Entry> = { subresource: 'versions', root: 'ListVersionsResult', maxName: 'max-keys', idMarkerName: 'version-id-marker', entriesOf: versionsOf };
 
@@ -73,7 +73,7 @@ export async function listVersions(ctx: BucketContext, params: MarkerParams, add
       const inside: Position | undefined = keyMarker !== undefined && keyMarker.startsWith(full) ? { key: keyMarker, id: versionIdMarker } : undefined;
       const cp = delimiter === undefined ? undefined : foldedPrefix(full, prefix.length, delimiter);
       if (cp !== undefined) {
-        // Shown only after the position, so every version in the range is after it (list-objects.ts).
+        // Shown only after the position, so every version in the range is after it (objects.ts).
         if (shown.endsWith(cp) || !isAfter(cp, keyMarker)) continue;
         if (shown.count >= max) {
           truncated = true;

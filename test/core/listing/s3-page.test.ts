@@ -1,4 +1,4 @@
-import { UNRECOGNISED, parseS3Listing, readS3Listing, readS3ListingBody, scanS3Listing } from '../../../functions/core/backends/s3-listing';
+import { UNRECOGNISED, parseS3Listing, readS3Listing, readS3ListingBody, scanS3Listing } from '../../../functions/core/listing/s3-page';
 import { streamOf as body } from '../../support/streams';
 
 /**
