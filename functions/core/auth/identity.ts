@@ -30,7 +30,7 @@ export interface Identity {
   readonly principal: Principal;
   /**
    * True for a SigV2 presigned link (`AWSAccessKeyId`, `Expires`, `Signature`): core/auth lets such a caller
-   * only read objects (RULES' `sigv2` column).
+   * only read objects (the `sigv2` field of each row's access, operations/table.ts).
    */
   readonly sigv2?: true;
   /** The verified signature; aws-chunked decoding chains its chunk signatures from it. */
