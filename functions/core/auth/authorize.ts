@@ -77,7 +77,15 @@ export function namesEtag(value: string | null | undefined): boolean {
  * hold are each their own permission beside the write that sets them.
  */
 export const EXTRAS = {
-  acl: { action: 'put_object_acl', header: 'x-amz-acl or x-amz-grant-*', present: (h) => h.get('x-amz-acl') !== null || anyStartingWith(h, 'x-amz-grant-') },
+  /**
+   * Any canned ACL or grant but `private`: that is the ACL every new object gets anyway, so it widens nothing,
+   * and rclone sends it with every upload by default (AWS asks for PutObjectAcl even then: docs/authorization.md).
+   */
+  acl: {
+    action: 'put_object_acl',
+    header: 'x-amz-acl or x-amz-grant-*',
+    present: (h) => (h.get('x-amz-acl') ?? 'private').trim().toLowerCase() !== 'private' || anyStartingWith(h, 'x-amz-grant-'),
+  },
   tagging: { action: 'put_object_tagging', header: 'x-amz-tagging', present: has('x-amz-tagging') },
   /** A copy's `x-amz-tagging` counts only with `x-amz-tagging-directive: REPLACE`: COPY keeps the source's tags. */
   copyTagging: {

@@ -1,6 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
-import type { Access } from '../../../functions/core/auth/authorize';
+import { EXTRAS, type Access } from '../../../functions/core/auth/authorize';
 import { parseConfig } from '../../../functions/core/config/parse';
 import { ACTIONS, type Action } from '../../../functions/core/config/types';
 import { Gateway } from '../../../functions/core/gateway';
@@ -164,5 +164,32 @@ describe('the operation table: a row cannot be added without saying what it need
     }
     expect([...asked].filter((a) => !(ACTIONS as readonly string[]).includes(a))).toEqual([]);
     expect(ACTIONS.filter((a) => !asked.has(a))).toEqual([]);
+  });
+});
+
+describe('the header extras: what asks for an action beside the write', () => {
+  const asks = (headers: Record<string, string>, extra: keyof typeof EXTRAS): boolean => EXTRAS[extra].present(new Headers(headers));
+
+  it('any canned ACL but private, and any grant, asks for put_object_acl (private is every object\'s ACL anyway: rclone sends it by default)', () => {
+    expect(asks({ 'x-amz-acl': 'public-read' }, 'acl')).toBe(true);
+    expect(asks({ 'x-amz-acl': 'bucket-owner-full-control' }, 'acl')).toBe(true);
+    expect(asks({ 'x-amz-grant-read': 'id="x"' }, 'acl')).toBe(true);
+    expect(asks({ 'x-amz-acl': 'private' }, 'acl')).toBe(false);
+    expect(asks({ 'x-amz-acl': ' Private ' }, 'acl')).toBe(false);
+    expect(asks({}, 'acl')).toBe(false);
+  });
+
+  it('a copy\'s tags ask for put_object_tagging only when they replace the source\'s', () => {
+    expect(asks({ 'x-amz-tagging': 'a=b' }, 'copyTagging')).toBe(false);
+    expect(asks({ 'x-amz-tagging': 'a=b', 'x-amz-tagging-directive': 'COPY' }, 'copyTagging')).toBe(false);
+    expect(asks({ 'x-amz-tagging': 'a=b', 'x-amz-tagging-directive': 'REPLACE' }, 'copyTagging')).toBe(true);
+  });
+
+  it('either lock retention header asks for put_object_retention; the bypass only when it is true', () => {
+    expect(asks({ 'x-amz-object-lock-mode': 'GOVERNANCE' }, 'retention')).toBe(true);
+    expect(asks({ 'x-amz-object-lock-retain-until-date': '2030-01-01T00:00:00Z' }, 'retention')).toBe(true);
+    expect(asks({ 'x-amz-object-lock-legal-hold': 'OFF' }, 'legalHold')).toBe(true);
+    expect(asks({ 'x-amz-bypass-governance-retention': 'true' }, 'bypassGovernance')).toBe(true);
+    expect(asks({ 'x-amz-bypass-governance-retention': 'false' }, 'bypassGovernance')).toBe(false);
   });
 });
