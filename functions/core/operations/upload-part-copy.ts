@@ -5,7 +5,7 @@
  * rule, the source path-mapped the same way. The backend's CopyPartResult passes through; its errors (also
  * one inside a 200) are rewritten into the client's terms.
  */
-import { backendCopySource, authorizedSource, copyableBackends, sendCopy } from './copy-object';
+import { authorizedSource, copySourceHeaders, copyableBackends, sendCopy } from './copy-object';
 import { authorizeKey, respond, type Handler } from './operation';
 import { uploadPartCopyHeaders } from './write-headers';
 
@@ -13,7 +13,7 @@ export const uploadPartCopy: Handler<'UploadPartCopy'> = async (op, ctx) => {
   authorizeKey(ctx, op, op.key);
   const { source, bucket } = authorizedSource(ctx, op.copySource);
   const backends = copyableBackends(bucket, ctx.bucket, 'UploadPartCopy');
-  const headers = Object.assign(uploadPartCopyHeaders(ctx.request.headers), { 'x-amz-copy-source': backendCopySource(source, backends.source) });
+  const headers = Object.assign(uploadPartCopyHeaders(ctx.request.headers), copySourceHeaders(source, backends.source));
   const query = { partNumber: String(op.partNumber), uploadId: op.uploadId };
   return respond(await sendCopy(ctx, { method: 'PUT', key: op.key, query, headers }, 'UploadPartCopy'));
 };

@@ -603,6 +603,35 @@ describe('parseConfig: buckets', () => {
     ]);
   });
 
+  it('GIVEN request_payer = "requester" on an s3 bucket THEN its backend requests are to carry it; without it the bucket owner pays', () => {
+    const config = parseConfig(bucket('paid', 's3', 'bucket_name = "p"\nrequest_payer = "requester"') + bucket('owned', 'objstore', 'bucket_name = "o"'));
+    expect(s3(config, 'paid').requestPayer).toBe('requester');
+    expect(s3(config, 'owned')).not.toHaveProperty('requestPayer');
+  });
+
+  it.each([['"BucketOwner"', '"BucketOwner"'], ['"Requester"', '"Requester"'], ['""', '""']])('refuses request_payer = %s, naming the one value', (value, shown) => {
+    expect(problemsOf(bucket('b', 's3', `request_payer = ${value}`))).toEqual([
+      `[[buckets]] #1 "b": backend_options.request_payer ${shown} is not "requester" (omit it for the bucket owner to pay)`,
+    ]);
+  });
+
+  it('refuses a request_payer that is not a string', () => {
+    expect(problemsOf(bucket('b', 's3', 'request_payer = true'))).toEqual(['[[buckets]] #1 "b": backend_options.request_payer must be a string']);
+  });
+
+  it('refuses request_payer on azure and gcs buckets, reported with the other problems', () => {
+    const problems = problemsOf(
+      bucket('a', 'azure', 'account_name = "a"\ncontainer_name = "c"\nrequest_payer = "requester"') +
+        bucket('g', 'gs', 'bucket_name = "g"\nrequest_payer = "requester"') +
+        bucket('x', 's3', 'region = 1'),
+    );
+    expect(problems).toEqual([
+      '[[buckets]] #1 "a": backend_options.request_payer is only supported for s3 backends (x-amz-request-payer)',
+      '[[buckets]] #2 "g": backend_options.request_payer is only supported for s3 backends (x-amz-request-payer)',
+      '[[buckets]] #3 "x": backend_options.region must be a string',
+    ]);
+  });
+
   it('refuses OIDC backend auth without oidc_role_arn', () => {
     expect(problemsOf(bucket('b', 's3', 'auth_type = "oidc"'), OIDC_ENV)).toEqual(['[[buckets]] #1 "b": backend_options.oidc_role_arn is required']);
   });
