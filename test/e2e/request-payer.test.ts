@@ -4,7 +4,6 @@ import {
   PutBucketPolicyCommand,
   PutBucketRequestPaymentCommand,
   PutObjectCommand,
-  S3ServiceException,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { jsClient, type Keys } from '../support/clients';
@@ -13,7 +12,7 @@ import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName
 import { rawRequest } from '../support/raw-request';
 import { startRecordingHop, type RecordedRequest, type RecordingHop } from '../support/recording-hop';
 import { createBucket, rgwS3Client, startRgw, type Rgw } from '../support/rgw';
-import { ADMIN } from './fixtures';
+import { ADMIN, codeOf } from './fixtures';
 
 /**
  * Who pays for a requester-pays bucket is the operator's choice (`request_payer`, docs/configuration.md),
@@ -44,7 +43,6 @@ beforeAll(async () => {
     await owner.send(new PutBucketPolicyCommand({ Bucket: 'paid-store', Policy: JSON.stringify(policy) }));
     await owner.send(new PutBucketRequestPaymentCommand({ Bucket: 'paid-store', RequestPaymentConfiguration: { Payer: 'Requester' } }));
     await owner.send(new PutObjectCommand({ Bucket: 'paid-store', Key: 'seed.txt', Body: 'seed' }));
-    await owner.send(new PutObjectCommand({ Bucket: 'owned-store', Key: 'seed.txt', Body: 'seed' }));
   } finally {
     owner.destroy();
   }
@@ -60,7 +58,7 @@ function config(): string {
   return [
     bucketToml({ name: 'paid', backend_type: 's3' }, s3Options(hop.endpoint, 'paid-store', REQUESTER, { request_payer: 'requester' })),
     bucketToml({ name: 'unpaid', backend_type: 's3', anonymous_access: true }, s3Options(hop.endpoint, 'paid-store', REQUESTER)),
-    bucketToml({ name: 'owned', backend_type: 's3', anonymous_access: true }, rgwOptions(viaHop, 'owned-store')),
+    bucketToml({ name: 'owned', backend_type: 's3' }, rgwOptions(viaHop, 'owned-store')),
     credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere(ALL_ACTIONS)]),
   ].join('\n');
 }
@@ -83,16 +81,6 @@ async function putGetList(client: S3Client, bucket: string, prefix: string, requ
   const body = await (await client.send(new GetObjectCommand({ Bucket: bucket, Key: `${prefix}/a.txt`, ...payer }))).Body!.transformToString();
   const listed = (await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${prefix}/`, ...payer }))).Contents?.map((c) => c.Key!) ?? [];
   return { body, listed };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (err) {
-    if (err instanceof S3ServiceException) return err.name;
-    throw err;
-  }
 }
 
 describe.each(TRANSPORT_RUNTIMES)('x-amz-request-payer is the operator\'s to send (%s runtime)', (runtime: RuntimeName) => {
