@@ -164,14 +164,19 @@ export class S3Store implements ObjectStore {
     return page;
   }
 
-  /** Signed headers for a backend request, or the headers untouched for an anonymous backend. */
+  /**
+   * Signed headers for a backend request, or the headers untouched for an anonymous backend. Every backend
+   * request of an S3 bucket passes here, Forwards and the core's own alike, so this is where a requester-pays
+   * bucket's requests get `x-amz-request-payer`, signed with the rest.
+   */
   async sign(method: string, url: string, headers: HeaderMap, payloadHash: string): Promise<HeaderMap> {
+    const sent = this.backend.requestPayer === undefined ? headers : { ...headers, ...REQUESTER_PAYS };
     const credentials = await this.deps.credentials();
-    if (credentials === undefined) return headers;
+    if (credentials === undefined) return sent;
     return signRequest({
       method,
       url,
-      headers,
+      headers: sent,
       payloadHash,
       credentials,
       region: this.backend.region,
@@ -180,6 +185,13 @@ export class S3Store implements ObjectStore {
     });
   }
 }
+
+/**
+ * What every backend request of a bucket with `request_payer = "requester"` carries: the gateway's backend
+ * account accepts the requester's charges. Who pays is the operator's choice: a client's header is never
+ * passed on.
+ */
+export const REQUESTER_PAYS: Readonly<HeaderMap> = { 'x-amz-request-payer': 'requester' };
 
 /** A request the core sends to an S3 backend and reads the answer of. */
 export interface StoreRequest {

@@ -11,8 +11,9 @@ export function readBackend(type: BackendConfig['type'], o: Reader, settings: Se
   if (type !== 's3' && o.optionalString('auth_type') !== undefined) {
     o.problem('auth_type', `is only supported for s3 backends; ${type} backends use static credentials`);
   }
+  if (type !== 's3' && o.has('request_payer')) o.problem('request_payer', 'is only supported for s3 backends (x-amz-request-payer)');
   if (type === 'azure') {
-    o.allowOnly(['account_name', 'container_name', 'access_key', 'endpoint', 'backend_prefix', 'auth_type']);
+    o.allowOnly(['account_name', 'container_name', 'access_key', 'endpoint', 'backend_prefix', 'auth_type', 'request_payer']);
     const accountName = o.requiredString('account_name');
     const accessKey = o.optionalSecret('access_key');
     if (accessKey !== undefined && decodeBase64(accessKey) === undefined) o.problem('access_key', 'must be the base64 account key');
@@ -26,7 +27,7 @@ export function readBackend(type: BackendConfig['type'], o: Reader, settings: Se
     };
   }
   if (type === 'gcs') {
-    o.allowOnly(['bucket_name', 'service_account_key', 'endpoint', 'backend_prefix', 'auth_type', 'api']);
+    o.allowOnly(['bucket_name', 'service_account_key', 'endpoint', 'backend_prefix', 'auth_type', 'request_payer', 'api']);
     const keyJson = o.optionalSecret('service_account_key');
     const api = o.optionalString('api');
     if (api !== undefined && api !== 'xml' && api !== 'json') o.problem('api', `"${api}" is not one of xml, json`);
@@ -42,7 +43,7 @@ export function readBackend(type: BackendConfig['type'], o: Reader, settings: Se
   }
   o.allowOnly([
     'endpoint', 'bucket_name', 'region', 'access_key_id', 'secret_access_key', 'session_token', 'backend_prefix',
-    'auth_type', 'oidc_role_arn', 'oidc_subject', 'oidc_sts_endpoint', 'oidc_audience', 'skip_signature',
+    'auth_type', 'oidc_role_arn', 'oidc_subject', 'oidc_sts_endpoint', 'oidc_audience', 'skip_signature', 'request_payer',
   ]);
   const region = o.optionalString('region') ?? 'us-east-1';
   return {
@@ -52,7 +53,15 @@ export function readBackend(type: BackendConfig['type'], o: Reader, settings: Se
     region,
     backendPrefix,
     auth: readS3Auth(o, settings),
+    ...(readRequestPayer(o) ? { requestPayer: 'requester' } : {}),
   };
+}
+
+/** `request_payer`: `"requester"` or absent (the bucket's owner pays), the only values S3 knows. */
+function readRequestPayer(o: Reader): boolean {
+  const payer = o.optionalString('request_payer');
+  if (payer !== undefined && payer !== 'requester') o.problem('request_payer', `"${payer}" is not "requester" (omit it for the bucket owner to pay)`);
+  return payer === 'requester';
 }
 
 function readS3Auth(o: Reader, settings: Settings): S3BackendAuth {

@@ -13,7 +13,7 @@ import {
 } from './types';
 import { readBackend } from './backend-options';
 import { readCorsRules, readVirtualHostDomains } from './browsers';
-import { ConfigError, Reader, isHttpUrl, isTable, type Environment, type Table } from './reader';
+import { ConfigError, Reader, isHttpsUrl, isTable, type Environment, type Table } from './reader';
 import { readSettings } from './settings';
 
 export { ConfigError, type Environment } from './reader';
@@ -149,7 +149,10 @@ function readRole(t: Reader): Role {
   const maxSession = t.optionalInteger('max_session_duration_secs') ?? 3600;
   if (maxSession < 900 || maxSession > 43200) t.problem('max_session_duration_secs', 'must be between 900 and 43200 seconds');
   const trustedIssuers = t.stringArray('trusted_oidc_issuers');
-  for (const issuer of trustedIssuers) if (!isHttpUrl(issuer)) t.problem('trusted_oidc_issuers', `"${issuer}" is not an http(s) URL`);
+  // An http issuer would load and never verify a token: the key cache (sts/jwks.ts) fetches over https only.
+  for (const issuer of trustedIssuers) {
+    if (!isHttpsUrl(issuer)) t.problem('trusted_oidc_issuers', `"${issuer}" must be an https:// URL, as the key cache fetches an issuer's keys over https only`);
+  }
   return {
     roleId,
     name: t.optionalString('name') ?? roleId,

@@ -20,6 +20,10 @@ export function isHttpUrl(value: string): boolean {
   return /^https?:\/\/[^/\s]+/i.test(value);
 }
 
+export function isHttpsUrl(value: string): boolean {
+  return /^https:\/\/[^/\s]+/i.test(value);
+}
+
 /** Standard base64 or base64url, as keys are written in either. */
 export function decodeBase64(text: string): Uint8Array | undefined {
   const trimmed = text.trim();

@@ -81,6 +81,12 @@ export interface S3Backend {
   /** Key prefix inside the backend bucket; empty when the virtual bucket maps onto the whole bucket. */
   readonly backendPrefix: string;
   readonly auth: S3BackendAuth;
+  /**
+   * `request_payer = "requester"`: every backend request of the bucket carries `x-amz-request-payer:
+   * requester`, signed, so the gateway's backend account pays for a requester-pays bucket. Absent: the
+   * bucket's owner pays and the header is never sent (a client's is never passed on).
+   */
+  readonly requestPayer?: 'requester';
 }
 
 export interface AzureBackend {

@@ -5,7 +5,7 @@
  */
 import type { Bucket, S3Backend } from '../config/types';
 import { S3Error, notImplemented } from '../errors';
-import type { ProxyResponse } from '../http';
+import type { HeaderMap, ProxyResponse } from '../http';
 import { decodePathComponent, encodeKey, validateKey } from '../keys';
 import { backendBytes } from '../streams';
 import { parseXml, childOf } from '../xml';
@@ -13,7 +13,7 @@ import { backendErrorResponse, passThrough, s3StoreOf, utf8 } from './backend-re
 import { COPY_SOURCE, authorize } from '../auth/authorize';
 import { backendCall, type BucketContext } from '../context';
 import { respond, type Handler } from './operation';
-import type { StoreRequest } from '../backends/s3';
+import { REQUESTER_PAYS, type StoreRequest } from '../backends/s3';
 import { checkMetadataSize, copyHeaders } from './write-headers';
 
 /** A parsed `x-amz-copy-source`. */
@@ -68,6 +68,15 @@ export function backendCopySource(source: CopySource, backend: S3Backend): strin
 }
 
 /**
+ * The headers naming a copy's source to the destination's backend: `x-amz-copy-source`, and the source
+ * bucket's `request_payer`, since the copy reads it (the destination's own is added when it is signed).
+ */
+export function copySourceHeaders(source: CopySource, backend: S3Backend): HeaderMap {
+  const headers = { 'x-amz-copy-source': backendCopySource(source, backend) };
+  return backend.requestPayer === undefined ? headers : { ...headers, ...REQUESTER_PAYS };
+}
+
+/**
  * Source and destination must be S3 backends with a bucket name, on one endpoint and region (rule 4): the
  * destination's backend reads the source itself.
  */
@@ -114,7 +123,7 @@ const NO_HEADERS = new Headers();
 export const copyObject: Handler<'CopyObject'> = async (op, ctx) => {
   const { source, bucket } = authorizedSource(ctx, op.copySource);
   const backends = copyableBackends(bucket, ctx.bucket, 'CopyObject');
-  const headers = Object.assign(copyHeaders(ctx.request.headers), { 'x-amz-copy-source': backendCopySource(source, backends.source) });
+  const headers = Object.assign(copyHeaders(ctx.request.headers), copySourceHeaders(source, backends.source));
   checkMetadataSize(headers);
   return respond(await sendCopy(ctx, { method: 'PUT', key: op.key, headers }, 'CopyObject'));
 };

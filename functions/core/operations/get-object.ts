@@ -6,11 +6,14 @@ import { s3ErrorResponse } from '../backends/translate';
 import { parseRange, rangeHeader } from '../range';
 import type { Handler } from './operation';
 
-/** Request headers a read passes to the backend: ranges, preconditions, checksum mode and SSE-C keys. */
+/**
+ * Request headers a read passes to the backend: ranges, preconditions, checksum mode and SSE-C keys. Not
+ * `x-amz-request-payer`: who pays is the bucket's configuration (`request_payer`, backends/s3.ts).
+ */
 const READ_HEADERS: ReadonlySet<string> = new Set([
   'range', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since', 'x-amz-checksum-mode',
   'x-amz-server-side-encryption-customer-algorithm', 'x-amz-server-side-encryption-customer-key',
-  'x-amz-server-side-encryption-customer-key-md5', 'x-amz-request-payer', 'x-amz-expected-bucket-owner',
+  'x-amz-server-side-encryption-customer-key-md5', 'x-amz-expected-bucket-owner',
 ]);
 
 /** Query parameters a read passes on: the version, a part, and S3's response header overrides. */

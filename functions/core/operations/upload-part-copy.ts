@@ -5,14 +5,14 @@
  * rule, the source path-mapped the same way. The backend's CopyPartResult passes through; its errors (also
  * one inside a 200) are rewritten into the client's terms.
  */
-import { backendCopySource, authorizedSource, copyableBackends, sendCopy } from './copy-object';
+import { authorizedSource, copySourceHeaders, copyableBackends, sendCopy } from './copy-object';
 import { respond, type Handler } from './operation';
 import { uploadPartCopyHeaders } from './write-headers';
 
 export const uploadPartCopy: Handler<'UploadPartCopy'> = async (op, ctx) => {
   const { source, bucket } = authorizedSource(ctx, op.copySource);
   const backends = copyableBackends(bucket, ctx.bucket, 'UploadPartCopy');
-  const headers = Object.assign(uploadPartCopyHeaders(ctx.request.headers), { 'x-amz-copy-source': backendCopySource(source, backends.source) });
+  const headers = Object.assign(uploadPartCopyHeaders(ctx.request.headers), copySourceHeaders(source, backends.source));
   const query = { partNumber: String(op.partNumber), uploadId: op.uploadId };
   return respond(await sendCopy(ctx, { method: 'PUT', key: op.key, query, headers }, 'UploadPartCopy'));
 };

@@ -1,18 +1,19 @@
 import { parseConfig } from '../../../functions/core/config/parse';
 import { Gateway } from '../../../functions/core/gateway';
-import type { BackendClient, BackendRequest, Dispatch, ProxyRequest, ProxyResponse } from '../../../functions/core/http';
+import type { BackendRequest, Dispatch, ProxyRequest, ProxyResponse } from '../../../functions/core/http';
 import { RequestRecord } from '../../../functions/core/observability/record';
 import { traceContext } from '../../../functions/core/observability/trace';
 import { buildQuery, smithySigner, type TestCredentials } from '../sigv4/smithy';
 import { ALL_ACTIONS, azuriteOptions, bucketToml, credentialToml, everywhere, s3Options } from '../../support/config-toml';
+import { backendRecorder } from '../../support/backend-recorder';
 import { proxyRequest } from '../../support/proxy-request';
 
 /**
  * The stores' client (createStores): every backend request the core sends itself for a client request (a
  * listing, a copy, multipart control, a batch delete, Azure's and GCS's lookups) carries the client's trace,
  * stamped after signing, as the dispatch loop does for a Forward. In process: the runtime's client is a
- * recorder answering each request with a plausible document. test/e2e/observability.test.ts checks the same
- * against real RGW, through a recording hop.
+ * recorder answering each request with a plausible document (test/support/backend-recorder.ts).
+ * test/e2e/observability.test.ts checks the same against real RGW, through a recording hop.
  */
 const NOW = Date.UTC(2026, 5, 1, 12);
 const HOST = 'gateway.test';
@@ -27,38 +28,6 @@ const CONFIG = [
   bucketToml({ name: 'cloud', backend_type: 'gcs' }, { bucket_name: 'cloud', endpoint: 'http://gcs.test:4443', api: 'json' }),
   credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere([...ALL_ACTIONS, 'list_bucket_versions', 'delete_object_version'])]),
 ].join('\n');
-
-/** What a backend answers each kind of request with: enough for the operation to finish. */
-function answer(request: BackendRequest): { status: number; headers?: Record<string, string>; body?: string } {
-  const url = new URL(request.url);
-  const q = url.searchParams;
-  if (url.host === 'azure.test:10000') {
-    return request.method === 'HEAD'
-      ? { status: 200, headers: { 'content-length': '10' } }
-      : { status: 200, body: '<EnumerationResults><Blobs></Blobs><NextMarker/></EnumerationResults>' };
-  }
-  if (url.host === 'gcs.test:4443') {
-    return q.has('prefix') ? { status: 200, body: '{"items":[]}' } : { status: 200, body: '{"name":"k","generation":"1","size":"1","md5Hash":"AAAAAAAAAAAAAAAAAAAAAA=="}' };
-  }
-  if (request.headers['x-amz-copy-source'] !== undefined) return { status: 200, body: '<CopyObjectResult><ETag>"e"</ETag></CopyObjectResult>' };
-  if (q.has('delete')) return { status: 200, body: '<DeleteResult><Deleted><Key>k</Key></Deleted></DeleteResult>' };
-  if (q.has('uploads') && request.method === 'POST') return { status: 200, body: '<InitiateMultipartUploadResult><UploadId>u1</UploadId></InitiateMultipartUploadResult>' };
-  if (q.has('uploads')) return { status: 200, body: '<ListMultipartUploadsResult><IsTruncated>false</IsTruncated></ListMultipartUploadsResult>' };
-  // RGW's Complete answers an empty ETag: the core asks with a HEAD as well.
-  if (q.has('uploadId') && request.method === 'POST') return { status: 200, body: '<CompleteMultipartUploadResult><ETag></ETag></CompleteMultipartUploadResult>' };
-  if (q.has('uploadId')) return { status: 200, body: '<ListPartsResult><IsTruncated>false</IsTruncated></ListPartsResult>' };
-  if (q.has('versions')) return { status: 200, body: '<ListVersionsResult><IsTruncated>false</IsTruncated></ListVersionsResult>' };
-  if (request.method === 'HEAD') return { status: 200, headers: { etag: '"e-2"' } };
-  return { status: 200, body: '<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>' };
-}
-
-function recorder(seen: BackendRequest[]): BackendClient {
-  return async (request) => {
-    seen.push(request);
-    const a = answer(request);
-    return { status: a.status, headers: new Headers(a.headers ?? {}), body: a.body === undefined ? null : new Response(a.body).body };
-  };
-}
 
 interface Req {
   readonly method: string;
@@ -81,7 +50,7 @@ async function signed(r: Req, trace: Record<string, string>): Promise<ProxyReque
 /** Runs the request to its response (a NeedsBody gets `r.body`), as a runtime does; Forwards are not sent. */
 async function run(r: Req, trace: Record<string, string>, withRecord = true): Promise<{ seen: BackendRequest[]; record?: RequestRecord; result: Dispatch }> {
   const seen: BackendRequest[] = [];
-  const gateway = new Gateway(parseConfig(CONFIG, {}), { client: recorder(seen), now: () => NOW });
+  const gateway = new Gateway(parseConfig(CONFIG, {}), { client: backendRecorder(seen), now: () => NOW });
   const request = await signed(r, trace);
   const record = withRecord ? new RequestRecord(0, traceContext(request.headers)) : undefined;
   let result = await gateway.handle(request, record);

@@ -504,7 +504,7 @@ describe('parseConfig: wrong types', () => {
     ]);
   });
 
-  it('refuses an endpoint, an STS endpoint and an issuer that are not http(s) URLs', () => {
+  it('refuses an endpoint, an STS endpoint and an issuer that are not URLs', () => {
     const problems = problemsOf(
       bucket('b', 's3', 'endpoint = "minio:9000"\nauth_type = "oidc"\noidc_role_arn = "arn:r"\noidc_sts_endpoint = "sts"') +
         '[[roles]]\nrole_id = "r"\ntrusted_oidc_issuers = ["token.actions.githubusercontent.com"]\n',
@@ -513,7 +513,7 @@ describe('parseConfig: wrong types', () => {
     expect(problems).toEqual([
       '[[buckets]] #1 "b": backend_options.endpoint "minio:9000" is not an http(s) URL',
       '[[buckets]] #1 "b": backend_options.oidc_sts_endpoint "sts" is not an http(s) URL',
-      '[[roles]] #1 "r": trusted_oidc_issuers "token.actions.githubusercontent.com" is not an http(s) URL',
+      '[[roles]] #1 "r": trusted_oidc_issuers "token.actions.githubusercontent.com" must be an https:// URL, as the key cache fetches an issuer\'s keys over https only',
     ]);
   });
 
@@ -603,6 +603,35 @@ describe('parseConfig: buckets', () => {
     ]);
   });
 
+  it('GIVEN request_payer = "requester" on an s3 bucket THEN its backend requests are to carry it; without it the bucket owner pays', () => {
+    const config = parseConfig(bucket('paid', 's3', 'bucket_name = "p"\nrequest_payer = "requester"') + bucket('owned', 'objstore', 'bucket_name = "o"'));
+    expect(s3(config, 'paid').requestPayer).toBe('requester');
+    expect(s3(config, 'owned')).not.toHaveProperty('requestPayer');
+  });
+
+  it.each(['"BucketOwner"', '"Requester"', '""'])('refuses request_payer = %s, naming the one value', (value) => {
+    expect(problemsOf(bucket('b', 's3', `request_payer = ${value}`))).toEqual([
+      `[[buckets]] #1 "b": backend_options.request_payer ${value} is not "requester" (omit it for the bucket owner to pay)`,
+    ]);
+  });
+
+  it('refuses a request_payer that is not a string', () => {
+    expect(problemsOf(bucket('b', 's3', 'request_payer = true'))).toEqual(['[[buckets]] #1 "b": backend_options.request_payer must be a string']);
+  });
+
+  it('refuses request_payer on azure and gcs buckets, reported with the other problems', () => {
+    const problems = problemsOf(
+      bucket('a', 'azure', 'account_name = "a"\ncontainer_name = "c"\nrequest_payer = "requester"') +
+        bucket('g', 'gs', 'bucket_name = "g"\nrequest_payer = "requester"') +
+        bucket('x', 's3', 'region = 1'),
+    );
+    expect(problems).toEqual([
+      '[[buckets]] #1 "a": backend_options.request_payer is only supported for s3 backends (x-amz-request-payer)',
+      '[[buckets]] #2 "g": backend_options.request_payer is only supported for s3 backends (x-amz-request-payer)',
+      '[[buckets]] #3 "x": backend_options.region must be a string',
+    ]);
+  });
+
   it('refuses OIDC backend auth without oidc_role_arn', () => {
     expect(problemsOf(bucket('b', 's3', 'auth_type = "oidc"'), OIDC_ENV)).toEqual(['[[buckets]] #1 "b": backend_options.oidc_role_arn is required']);
   });
@@ -626,6 +655,17 @@ describe('parseConfig: credentials, roles and scopes', () => {
   it.each([899, 0, -1, 43201])('refuses a role whose max_session_duration_secs is %i', (secs) => {
     expect(problemsOf(`[[roles]]\nrole_id = "r"\nmax_session_duration_secs = ${secs}\n`)).toEqual([
       '[[roles]] #1 "r": max_session_duration_secs must be between 900 and 43200 seconds',
+    ]);
+  });
+
+  it('GIVEN a role trusting an http:// issuer beside an https:// one WHEN the file loads THEN the http one is a problem naming the role and the field, reported with the others', () => {
+    const problems = problemsOf(
+      '[[roles]]\nrole_id = "r"\ntrusted_oidc_issuers = ["https://token.actions.githubusercontent.com", "http://issuer.example/"]\n' +
+        '[[roles]]\nrole_id = "short"\nmax_session_duration_secs = 10\n',
+    );
+    expect(problems).toEqual([
+      '[[roles]] #1 "r": trusted_oidc_issuers "http://issuer.example/" must be an https:// URL, as the key cache fetches an issuer\'s keys over https only',
+      '[[roles]] #2 "short": max_session_duration_secs must be between 900 and 43200 seconds',
     ]);
   });
 
