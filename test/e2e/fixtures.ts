@@ -48,8 +48,11 @@ export async function putDirect(client: S3Client, bucket: string, key: string, b
   return out.VersionId;
 }
 
-/** ADMIN's `[[credentials]]` entry, for any gateway configuration. */
-export const ADMIN_CREDENTIALS = credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere(ALL_ACTIONS)]);
+/**
+ * ADMIN's `[[credentials]]` entry, for any gateway configuration: it may also set the tags and ACL of what it
+ * writes (`x-amz-tagging`, `x-amz-acl`, which need their own actions), but not read or change tags alone.
+ */
+export const ADMIN_CREDENTIALS = credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere([...ALL_ACTIONS, 'put_object_tagging', 'put_object_acl'])]);
 
 /** Listing fixtures: a page's worth of keys and two sub-directories. */
 export const LIST_KEYS = Array.from({ length: 25 }, (_, i) => `list/a-${String(i).padStart(2, '0')}`).concat(['list/dir1/x', 'list/dir2/y']);

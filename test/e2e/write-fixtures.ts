@@ -20,7 +20,8 @@ export const WRITER: Keys = { accessKeyId: 'WRITERKEY00000000000', secretAccessK
  * `elsewhere` (the `data` bucket through another spelling of the endpoint's region: a different region).
  */
 export function writeConfig(b: Backends): string {
-  const everything = ['get_object', 'head_object', 'put_object', 'delete_object', 'list_bucket', ...MULTIPART_ACTIONS];
+  // Tags may be set with a write (`x-amz-tagging` needs put_object_tagging beside put_object).
+  const everything = ['get_object', 'head_object', 'put_object', 'put_object_tagging', 'delete_object', 'list_bucket', ...MULTIPART_ACTIONS];
   return [
     gatewayConfig(b),
     bucketToml({ name: 'nobucket', backend_type: 's3' }, { ...rgwOptions(b.rgw, 'data'), bucket_name: undefined }),
