@@ -53,7 +53,9 @@ const PLAIN = 'plain';
 /** A copy's source in either bucket, stored without ACL, tags or lock. */
 const SOURCE = 'source.txt';
 
-const ALL_USERS = 'uri="http://acs.amazonaws.com/groups/global/AllUsers"';
+const ALL_USERS_URI = 'http://acs.amazonaws.com/groups/global/AllUsers';
+/** An `x-amz-grant-read` value: everyone may read. */
+const ALL_USERS = `uri="${ALL_USERS_URI}"`;
 /** Retention that ends soon, in GOVERNANCE mode: a key with bypass_governance_retention may still delete. */
 const UNTIL = new Date(Math.ceil((Date.now() + 10 * 60_000) / 1000) * 1000);
 
@@ -82,7 +84,7 @@ interface Family {
 
 const publicRead = async (direct: S3Client, bucket: string, key: string): Promise<boolean> => {
   const acl = await direct.send(new GetObjectAclCommand({ Bucket: bucket, Key: key }));
-  return (acl.Grants ?? []).some((g) => g.Grantee?.URI === 'http://acs.amazonaws.com/groups/global/AllUsers' && g.Permission === 'READ');
+  return (acl.Grants ?? []).some((g) => g.Grantee?.URI === ALL_USERS_URI && g.Permission === 'READ');
 };
 
 /** The value `read` resolves to, or the S3 error code it fails with. */
