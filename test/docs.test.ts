@@ -1,11 +1,14 @@
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
+import { ACTIONS } from '../functions/core/config/types';
+import { OPERATIONS } from '../functions/core/operations/table';
 
 /**
  * The documentation stays in step with the code: every link in README.md, CONTRIBUTING.md and docs/ leads to
  * a file and heading that exist, every repository path they write in backticks exists, and every docs page a
- * code comment names exists. Files move; this is what tells which doc line still names the old place.
+ * code comment names exists. Files move; this is what tells which doc line still names the old place. The
+ * authorization page's table of actions is checked against the actions and the operation table themselves.
  */
 
 const ROOT = resolve(__dirname, '..');
@@ -375,5 +378,36 @@ describe('The documentation', () => {
   it('is named in code comments only where it exists', () => {
     expect(CODE.length).toBeGreaterThan(100);
     expect(CODE.flatMap((file) => commentProblems(file, read(file)))).toEqual([]);
+  });
+});
+
+describe('docs/authorization.md', () => {
+  const page = read('docs/authorization.md');
+  const section = page.slice(page.indexOf('\n## Actions\n'), page.indexOf('\n### ', page.indexOf('\n## Actions\n')));
+  /** The rows of the Actions table: each action (its first cell) and the rest of its row. */
+  const table = section.split('\n').flatMap((line): Array<[string, string]> => {
+    const row = /^\| `([a-z_]+)` \|(.*)\|$/.exec(line);
+    return row ? [[row[1], row[2]]] : [];
+  });
+  const rows = new Map(table);
+
+  it('lists every action of ACTIONS once, each with the AWS permission it mirrors', () => {
+    expect(table.map(([action]) => action).sort()).toEqual([...ACTIONS].sort());
+    expect(table.filter(([, rest]) => !/`s3:\w+`/.test(rest.split('|').pop() ?? '')).map(([action]) => action)).toEqual([]);
+  });
+
+  it('names every operation in the row of each action its row of the operation table may ask for', () => {
+    const missing: string[] = [];
+    for (const [name, { access }] of Object.entries(OPERATIONS)) {
+      if (typeof access === 'string') {
+        if (!new RegExp(`\\b${name}\\b`).test(page)) missing.push(`${name} is not named`);
+        continue;
+      }
+      const actions = [access.action, access.versioned?.action, access.versioned?.also, ...(access.extras ?? []).map((extra) => extra.action)];
+      for (const action of new Set(actions.filter((a) => a !== undefined))) {
+        if (!new RegExp(`\\b${name}\\b`).test(rows.get(action) ?? '')) missing.push(`the row of ${action} does not name ${name}`);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 });

@@ -114,7 +114,7 @@ function objectHeaders(fields: ReadonlyMap<string, string>): HeaderMap {
 function tagQuery(document: string): string {
   let tagSet;
   try {
-    tagSet = childOf(parseXml(document), 'TagSet');
+    tagSet = childOf(childOf(parseXml(document), 'Tagging'), 'TagSet');
   } catch {
     tagSet = undefined;
   }

@@ -14,6 +14,8 @@ import { azuriteOptions, bucketToml, credentialToml, fieldsToml, s3Options } fro
  * test/e2e/browsers-forms.test.ts.
  */
 const WRITER = { accessKeyId: 'WRITERKEY00000000000', secretAccessKey: 'writer/secret/key/000000000000000000000' };
+/** May also tag what it writes (the form's `tagging` field). */
+const TAGGER = { accessKeyId: 'TAGGERKEY00000000000', secretAccessKey: 'tagger/secret/key/000000000000000000000' };
 
 const CONFIG = [
   fieldsToml({ max_upload_bytes: 4096 }),
@@ -21,6 +23,7 @@ const CONFIG = [
   bucketToml({ name: 'other', backend_type: 's3' }, { endpoint: 'http://backend.test:9000', bucket_name: 'other' }),
   bucketToml({ name: 'blobs', backend_type: 'azure' }, azuriteOptions('http://azure.test:10000/devstoreaccount1', 'forms')),
   credentialToml(WRITER, {}, ['uploads', 'other', 'blobs'].map((bucket) => ({ bucket, prefixes: ['incoming/'], actions: ['put_object'] }))),
+  credentialToml(TAGGER, {}, [{ bucket: 'uploads', prefixes: ['incoming/'], actions: ['put_object', 'put_object_tagging'] }]),
 ].join('\n');
 
 const noNetwork: BackendClient = async () => {
@@ -213,6 +216,22 @@ describe('PostObject (presigned POST) in the core', () => {
     } finally {
       sessionClient.destroy();
     }
+  });
+
+  it('GIVEN a tagging field (a Tagging document) WHEN posted by a key with put_object_tagging THEN the PUT carries it as x-amz-tagging; without the action THEN 403', async () => {
+    const tagging = '<Tagging><TagSet><Tag><Key>team</Key><Value>storage</Value></Tag><Tag><Key>a b</Key><Value>x&amp;y</Value></Tag></TagSet></Tagging>';
+    const form = async (keys: typeof WRITER): Promise<Part[]> => {
+      const signer = new S3Client({ region: 'us-east-1', endpoint: 'http://gateway.test', forcePathStyle: true, credentials: keys });
+      try {
+        const { fields } = await createPresignedPost(signer, { Bucket: 'uploads', Key: 'incoming/tagged.txt', Expires: 300, Fields: { tagging }, Conditions: [{ tagging }] });
+        return Object.entries(fields).map(([name, value]) => ({ name, value }));
+      } finally {
+        signer.destroy();
+      }
+    };
+    const tagged = await gateway.handle(post('/uploads', formBody([...(await form(TAGGER)), file('x')])));
+    expect(tagged.kind === 'forward' && tagged.request.headers['x-amz-tagging']).toBe('team=storage&a%20b=x%26y');
+    expect(errorOf(await gateway.handle(post('/uploads', formBody([...(await form(WRITER)), file('x')]))))).toEqual({ status: 403, code: 'AccessDenied' });
   });
 
   it('GIVEN no policy WHEN posted THEN the anonymous caller may not write', async () => {
