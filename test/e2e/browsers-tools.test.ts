@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { AWS_CLIS, PYTHONS, type Keys } from '../support/clients';
 import { RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
 import { DOMAIN, UPLOADER, browsersConfig, presignedPost, virtualHostedClient } from './browsers-fixtures';
-import { putDirect, readText, startBackends, type Backends } from './fixtures';
+import { ADMIN, putDirect, readText, startBackends, type Backends } from './fixtures';
 import { exists } from './write-fixtures';
 
 /**
@@ -144,6 +144,20 @@ print(json.dumps([body, seen[0]]))`;
       const out = await run(PYTHONS['boto3-new'], ['-c', program], {}, 'pip install boto3');
       expect(out.stderr).toBe('');
       expect(JSON.parse(out.stdout)).toEqual(['virtual-hosted boto3', `http://web.${DOMAIN}:${port}/uploads/boto3.txt`]);
+    });
+
+    it('GIVEN web.gw.localhost WHEN the object ".health" is PUT and read back THEN it round-trips; /.health on the bare domain stays the probe', async () => {
+      const client: S3Client = virtualHostedClient(Number(port), ADMIN);
+      try {
+        await client.send(new PutObjectCommand({ Bucket: 'web', Key: '.health', Body: 'an object, not a probe' }));
+        const got = await client.send(new GetObjectCommand({ Bucket: 'web', Key: '.health' }));
+        expect(await got.Body?.transformToString()).toBe('an object, not a probe');
+      } finally {
+        client.destroy();
+      }
+      expect(await readText(backends.direct.rgw, 'data', 'browsers/.health')).toBe('an object, not a probe');
+      expect(await curl(`http://web.${DOMAIN}:${port}/.health`)).toMatchObject({ status: 403 });
+      expect(await curl(`http://${DOMAIN}:${port}/.health`)).toEqual({ status: 200, body: '{"status":"ok"}' });
     });
 
     it('a Host naming a bucket that does not exist is 404 NoSuchBucket', async () => {
