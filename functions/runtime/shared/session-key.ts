@@ -2,8 +2,9 @@ import type { Config } from '../../core/config/types';
 
 /**
  * The key that seals STS session tokens (and, derived from it, listing tokens). SESSION_TOKEN_KEY (base64 of
- * 32 bytes) is read with the rest of the configuration; without it a runtime makes a random key for this process (or isolate) and says so, because
- * every token it issues stops working when the process restarts and is refused by every other instance.
+ * 32 bytes) is read with the rest of the configuration; without it a runtime makes a random key for this
+ * process (or isolate) and says so, because every token it issues stops working when the process restarts
+ * and is refused by every other instance.
  *
  * @param warn Where the warning goes (one JSON log line).
  * @param holder What the random key belongs to, in the warning's words: `process` (Node) or `isolate` (edge).
