@@ -37,8 +37,8 @@ export const MARKER_TAG = 'gw1.';
 
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
-/** The shortest sealed position (`[null]`): a `gw1.` marker shorter than this is a key. */
-const MIN_SEALED_BYTES = NONCE_BYTES + TAG_BYTES + 6;
+/** The shortest token the gateway issues (sealing `[""]`): a `gw1.` marker shorter than this is a key. */
+const MIN_SEALED_BYTES = NONCE_BYTES + TAG_BYTES + '[""]'.length;
 /** Names what the derived key seals here, beside the listing the token belongs to (the additional data). */
 const PURPOSE = 's3-gateway listing position v2';
 const MAX_TOKEN_CHARS = 8 * 1024;

@@ -36,6 +36,13 @@ describe('ListTokens', () => {
     expect(await tokens.encode(LISTING, { after: 'x' })).not.toEqual(await tokens.encode(LISTING, { after: 'x' }));
   });
 
+  it.each(['', 'a', 'ab'])('GIVEN the shortest positions (after %j) WHEN read back as a token or a tagged V1 marker THEN the same position', async (after) => {
+    const tokens = new ListTokens(KEY);
+    const token = await tokens.encode(LISTING, { after });
+    expect(await tokens.decode(LISTING, token)).toEqual({ after });
+    expect(await tokens.marker(LISTING, `gw1.${token}`)).toEqual({ after });
+  });
+
   it('GIVEN a token for a name WHEN measured THEN it stays compact: the name and 28 bytes of nonce and tag, in base64url', async () => {
     const token = await new ListTokens(KEY).encode(LISTING, { after: 'data/a.txt' });
     // ["data/a.txt"] is 14 bytes; with the 12-byte nonce and the 16-byte tag, 42 bytes are 56 characters.
