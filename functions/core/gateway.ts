@@ -49,7 +49,7 @@ export interface GatewayDeps {
  * The runtime-agnostic core: one request in, one dispatch out. Built once per process (or cold start) from a
  * validated configuration; adapters call `handle` and execute what it returns. A request is, in this order, a
  * health probe, a CORS preflight, an OIDC discovery document, an STS call, or an S3 request; on a
- * virtual-hosted bucket's host (`{bucket}.{domain}`) every request but the health probe is that bucket's.
+ * virtual-hosted bucket's host (`{bucket}.{domain}`) every request is that bucket's, `/.health` included.
  */
 export class Gateway {
   /** The gateway as an OIDC identity provider, when OIDC_PROVIDER_KEY and OIDC_PROVIDER_ISSUER are set. */
@@ -119,12 +119,13 @@ export class Gateway {
   }
 
   private async dispatch(request: ProxyRequest, record: RequestRecord | undefined): Promise<Dispatch> {
-    // First: a health probe must not depend on anything else the gateway does (see health.ts).
-    if (request.rawPath === HEALTH_PATH) {
+    const addressing = requestAddressing(request.headers, this.config.virtualHostDomains);
+    // First: a health probe must not depend on anything else the gateway does (see health.ts). Only where the
+    // request names no bucket: on a bucket's own host, `/.health` is that bucket's object.
+    if (request.rawPath === HEALTH_PATH && addressing.style === 'path') {
       if (record) record.operation = 'Health';
       return respond(healthResponse(request, this.health));
     }
-    const addressing = requestAddressing(request.headers, this.config.virtualHostDomains);
     const query = new Query(request.rawQuery);
     // A preflight is answered from the CORS rules alone, before anything is authenticated (as S3 does).
     if (request.method === 'OPTIONS') {

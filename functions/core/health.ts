@@ -1,6 +1,8 @@
 /**
- * The health endpoint, for load balancers and orchestrators: `GET /.health` (or HEAD). No bucket can take the
- * path: virtual bucket names may not start with a dot (the configuration refuses one), as on S3.
+ * The health endpoint, for load balancers and orchestrators: `GET /.health` (or HEAD) where a request names no
+ * bucket (path-style, or the bare `virtual_host_domains` name). No bucket can take the path: virtual bucket
+ * names may not start with a dot (the configuration refuses one), as on S3. On a bucket's virtual host the
+ * path names an object, `.health` at the bucket's root, and is that bucket's like any other.
  *
  * What it promises: 200 `{"status":"ok"}` means this instance loaded and validated its configuration and
  * answers requests; 503 `{"status":"draining"}` means it is shutting down (the Node server after SIGTERM):

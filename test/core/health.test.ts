@@ -109,6 +109,40 @@ describe('GET /.health', () => {
   });
 });
 
+describe('/.health with virtual-hosted buckets', () => {
+  const VIRTUAL = `virtual_host_domains = ["gw.example.com"]\n${CONFIG}`;
+
+  it.each([
+    ['the bare domain', 'gw.example.com'],
+    ['a host outside the domains (an instance address)', '10.0.0.7:8080'],
+  ])('GIVEN %s WHEN probed THEN it is the health endpoint: the request names no bucket', async (_where, host) => {
+    const { gateway, outbound } = harness(VIRTUAL);
+    const answer = responseOf(await gateway.handle(request('GET', HEALTH_PATH, { host })));
+    expect({ status: answer.status, body: bodyText(answer.body) }).toEqual({ status: 200, body: '{"status":"ok"}' });
+    expect(outbound).toEqual([]);
+  });
+
+  it.each(['GET', 'HEAD'])('GIVEN a bucket\'s own host WHEN %s /.health THEN it is that bucket\'s object ".health", forwarded to its backend', async (method) => {
+    const { gateway } = harness(VIRTUAL);
+    const dispatch = await gateway.handle(request(method, HEALTH_PATH, { host: 'b.gw.example.com' }));
+    expect(dispatch.kind).toBe('forward');
+    if (dispatch.kind === 'forward') expect(dispatch.request.url).toBe('http://127.0.0.1:1/b/.health');
+  });
+
+  it('GIVEN a bucket\'s own host WHEN an anonymous PUT /.health THEN S3 authorizes it as a write (403), not the probe\'s 405', async () => {
+    const { gateway } = harness(VIRTUAL);
+    const answer = responseOf(await gateway.handle(request('PUT', HEALTH_PATH, { host: 'b.gw.example.com', 'content-length': '0' })));
+    expect(answer.status).toBe(403);
+    expect(bodyText(answer.body)).toContain('<Code>AccessDenied</Code>');
+  });
+
+  it('GIVEN a bucket\'s own host while draining WHEN GET /.health THEN still the object, never the 503 probe', async () => {
+    const { gateway } = harness(VIRTUAL);
+    gateway.startDraining();
+    expect((await gateway.handle(request('GET', HEALTH_PATH, { host: 'b.gw.example.com' }))).kind).toBe('forward');
+  });
+});
+
 describe('/.health while draining', () => {
   it('GIVEN startDraining WHEN probed THEN 503 {"status":"draining"}, so a load balancer stops sending', async () => {
     const { gateway } = harness();

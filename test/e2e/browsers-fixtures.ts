@@ -57,14 +57,20 @@ export async function presignedUrl(endpoint: string, keys: Keys, method: string,
   return `${url.protocol}//${url.host}${path}?${query}`;
 }
 
-/** A presigned POST for `key` in `bucket`, made by @aws-sdk/s3-presigned-post as a page's backend would. */
-export async function presignedPost(endpoint: string, keys: Keys, bucket: string, key: string, options: { maxBytes?: number; fields?: Record<string, string> } = {}): Promise<PresignedPost> {
+/** A presigned POST for `key` in `bucket`, made by @aws-sdk/s3-presigned-post as a page's backend would (`expires`: seconds, 300). */
+export async function presignedPost(
+  endpoint: string,
+  keys: Keys,
+  bucket: string,
+  key: string,
+  options: { maxBytes?: number; fields?: Record<string, string>; expires?: number } = {},
+): Promise<PresignedPost> {
   const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: keys });
   try {
     return await createPresignedPost(client, {
       Bucket: bucket,
       Key: key,
-      Expires: 300,
+      Expires: options.expires ?? 300,
       Fields: options.fields,
       Conditions: [['content-length-range', 1, options.maxBytes ?? 1024 * 1024], ...Object.entries(options.fields ?? {}).map(([k, v]) => ({ [k]: v }))],
     });

@@ -155,11 +155,38 @@ describe.each(TRANSPORT_RUNTIMES)('listings show nothing outside the caller\'s s
       for (const body of [after.body, marker.body]) expect(readable(body)).not.toMatch(OUT_OF_SCOPE);
     });
 
-    it('a continuation token the gateway did not issue is InvalidArgument; a forged position lists nothing outside', async () => {
-      expect(errorCode((await get('/priv?list-type=2&prefix=data&continuation-token=ZGF0YWJhc2UveC50eHQ', LISTER)).body)).toBe('InvalidArgument');
-      const forged = Buffer.from(JSON.stringify({ p: 'data', d: '', a: 'data!' })).toString('base64url');
-      const res = await get(`/priv?list-type=2&prefix=data&continuation-token=${forged}`, LISTER);
-      expect(elements(res.body, 'Key')).toEqual(['data/a.txt', 'data/b.txt', 'data/sub/c.txt']);
+    it('GIVEN a continuation token the gateway did not issue, or one it issued and the client altered, cut or moved WHEN listing THEN 400 InvalidArgument, never a listing', async () => {
+      const page = await get('/priv?list-type=2&prefix=data&max-keys=1', LISTER);
+      const token = element(page.body, 'NextContinuationToken') ?? '';
+      const bytes = Buffer.from(token, 'base64url');
+      bytes[bytes.length - 1] ^= 0x01;
+      const refused = [
+        '/priv?list-type=2&prefix=data&continuation-token=ZGF0YWJhc2UveC50eHQ',
+        `/priv?list-type=2&prefix=data&continuation-token=${Buffer.from(JSON.stringify({ p: 'data', d: '', a: 'data!' })).toString('base64url')}`,
+        `/priv?list-type=2&prefix=data&continuation-token=${bytes.toString('base64url')}`,
+        `/priv?list-type=2&prefix=data&continuation-token=${token.slice(0, -4)}`,
+        `/priv?list-type=2&prefix=data%2F&continuation-token=${token}`,
+        `/priv?list-type=2&prefix=data&delimiter=%2F&continuation-token=${token}`,
+      ];
+      for (const target of refused) {
+        const res = await get(target, LISTER);
+        expect([target, res.status, errorCode(res.body)]).toEqual([target, 400, 'InvalidArgument']);
+        expect(res.body).toContain('<Message>The continuation token provided is incorrect</Message>');
+      }
+      expect(elements((await get(`/priv?list-type=2&prefix=data&continuation-token=${token}`, LISTER)).body, 'Key')).toEqual(['data/a.txt', 'data/b.txt', 'data/sub/c.txt']);
+    });
+
+    it('GIVEN a V1 marker the gateway tagged as its own WHEN altered THEN 400 InvalidArgument; an untagged marker stays a key', async () => {
+      const page = await get('/azure-tenant?max-keys=1', TENANT);
+      const marker = element(page.body, 'NextMarker') ?? '';
+      expect(marker).toMatch(/^gw1\./);
+      const sealed = Buffer.from(marker.slice('gw1.'.length), 'base64url');
+      sealed[20] ^= 0x01;
+      const altered = `gw1.${sealed.toString('base64url')}`;
+      const res = await get(`/azure-tenant?max-keys=1&marker=${q(altered)}`, TENANT);
+      expect([res.status, errorCode(res.body)]).toEqual([400, 'InvalidArgument']);
+      expect(elements((await get(`/azure-tenant?max-keys=1&marker=${q(marker)}`, TENANT)).body, 'Key')).toEqual(['b.txt']);
+      expect(elements((await get('/azure-tenant?marker=b.txt', TENANT)).body, 'Key')).toEqual(['c.txt', 'sub/d.txt']);
     });
 
     it('behind backend_prefix, keys, tokens and markers never show the prefix', async () => {

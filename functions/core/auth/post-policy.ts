@@ -9,9 +9,10 @@
 import { fromBase64, fromUtf8 } from '../bytes';
 import { S3Error, accessDenied } from '../errors';
 
+/** A condition; `text` is how S3 names an `eq` or `starts-with` one that failed: `["eq", "$key", "a.txt"]`. */
 export type PolicyCondition =
   | { readonly kind: 'eq' | 'starts-with'; readonly field: string; readonly value: string; readonly text: string }
-  | { readonly kind: 'content-length-range'; readonly min: number; readonly max: number; readonly text: string };
+  | { readonly kind: 'content-length-range'; readonly min: number; readonly max: number };
 
 export interface PostPolicy {
   /** Milliseconds since the epoch. */
@@ -63,20 +64,26 @@ function readCondition(raw: unknown): PolicyCondition {
       const min = Number(a);
       const max = Number(b);
       if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || min < 0 || max < min) throw invalidPolicy(`Invalid content-length-range condition: ${text}`);
-      return { kind, min, max, text };
+      return { kind, min, max };
     }
     if ((kind === 'eq' || kind === 'starts-with') && raw.length === 3 && typeof a === 'string' && a.startsWith('$') && typeof b === 'string') {
-      return { kind, field: a.slice(1).toLowerCase(), value: b, text };
+      return { kind, field: a.slice(1).toLowerCase(), value: b, text: conditionText(kind, a, b) };
     }
     throw invalidPolicy(`Invalid condition: ${text}`);
   }
   if (typeof raw === 'object' && raw !== null) {
     const entries = Object.entries(raw);
     if (entries.length === 1 && typeof entries[0][1] === 'string') {
-      return { kind: 'eq', field: entries[0][0].toLowerCase(), value: entries[0][1], text };
+      const [name, value] = entries[0];
+      return { kind: 'eq', field: name.toLowerCase(), value, text: conditionText('eq', `$${name}`, value) };
     }
   }
   throw invalidPolicy(`Invalid condition: ${text}`);
+}
+
+/** A condition as S3 quotes it in a refusal, the field as the policy wrote it: `["starts-with", "$key", "uploads/"]`. */
+function conditionText(op: string, field: string, value: string): string {
+  return `[${[op, field, value].map((s) => JSON.stringify(s)).join(', ')}]`;
 }
 
 /**
@@ -89,8 +96,6 @@ function readCondition(raw: unknown): PolicyCondition {
  */
 export function checkPolicy(policy: PostPolicy, fields: ReadonlyMap<string, string>, bucket: string, fileLength: number, now: number): void {
   if (now > policy.expiration) throw policyRefusal('Policy expired.');
-  const sent = fields.get('bucket');
-  if (sent !== undefined && sent !== bucket) throw policyRefusal(`the form's bucket field names "${sent}", not the bucket it was posted to`);
   const valueOf = (field: string): string | undefined => (field === 'bucket' ? bucket : fields.get(field));
   const named = new Set<string>();
   for (const condition of policy.conditions) {
@@ -105,6 +110,9 @@ export function checkPolicy(policy: PostPolicy, fields: ReadonlyMap<string, stri
   }
   const extra = [...fields.keys()].filter((f) => !UNCONDITIONED.has(f) && !f.startsWith('x-ignore-') && !named.has(f));
   if (extra.length > 0) throw policyRefusal(`Extra input fields: ${extra.join(', ')}`);
+  // A policy's `bucket` condition is met by the bucket posted to (above); a field naming another is refused too.
+  const sent = fields.get('bucket');
+  if (sent !== undefined && sent !== bucket) throw policyRefusal(`the form's bucket field names "${sent}", not the bucket it was posted to`);
 }
 
 function checkSize(range: SizeRange, fileLength: number): void {

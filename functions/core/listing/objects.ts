@@ -80,14 +80,16 @@ export async function listSegments(segments: readonly ListSegment[], params: Lis
   const stop = async (hint?: ListHint): Promise<ListPage> => {
     const position: ListPosition = { after: last ?? after, hint };
     const token = await tokens.encode(params, position);
-    const marker = hint === undefined && position.after !== undefined ? position.after : MARKER_TAG + token;
+    // A name shown goes out as it is, unless it could be read back as the gateway's own marker.
+    const plain = hint === undefined && position.after !== undefined && !position.after.startsWith(MARKER_TAG);
+    const marker = plain ? position.after : MARKER_TAG + token;
     return { contents, commonPrefixes, isTruncated: true, nextContinuationToken: token, nextMarker: marker };
   };
 
   // A sealed hint names the segment it was issued in: the ones before it were done.
   let from = 0;
   const hint = start.hint;
-  if (hint !== undefined && hint.delimiter === (delimiter ?? '')) {
+  if (hint !== undefined) {
     const at = segments.findIndex((s) => s.kind === 'range' && s.ctx.bucket.name === hint.bucket && s.range.prefix === hint.range);
     if (at >= 0) from = at;
   }
@@ -127,12 +129,12 @@ export async function listSegments(segments: readonly ListSegment[], params: Lis
     if (delimiter !== undefined && straddles(full, prefix.length, delimiter)) {
       throw notImplemented('A delimiter that can begin inside a granted prefix and end after it');
     }
-    const useHint = hint !== undefined && i === from && hint.bucket === ctx.bucket.name && hint.range === range.prefix && hint.delimiter === (delimiter ?? '');
+    const useHint = hint !== undefined && i === from && hint.bucket === ctx.bucket.name && hint.range === range.prefix;
     let token = useHint ? hint.token : undefined;
     let startAfter = token === undefined ? inner : undefined;
     for (;;) {
       if (count() >= maxKeys) return stop();
-      if (pages >= MAX_STORE_PAGES) return stop({ bucket: ctx.bucket.name, range: range.prefix, delimiter: delimiter ?? '', after: last ?? after, token });
+      if (pages >= MAX_STORE_PAGES) return stop({ bucket: ctx.bucket.name, range: range.prefix, token });
       pages++;
       const page = await ctx.store.list(
         { version: 2, prefix: range.prefix, delimiter, maxKeys: maxKeys - count(), startAfter, continuationToken: token, fetchOwner: false },
@@ -152,7 +154,7 @@ export async function listSegments(segments: readonly ListSegment[], params: Lis
       token = page.nextContinuationToken;
       startAfter = last !== undefined && last.startsWith(full) ? last.slice(base.length) : startAfter;
       if (count() >= maxKeys) {
-        return stop(token === undefined ? undefined : { bucket: ctx.bucket.name, range: range.prefix, delimiter: delimiter ?? '', after: last ?? after, token });
+        return stop(token === undefined ? undefined : { bucket: ctx.bucket.name, range: range.prefix, token });
       }
     }
   }

@@ -1,11 +1,11 @@
 /**
  * The gateway's own listing positions. A listing resumes after the last name the caller was shown (a key or
- * a common prefix), which it already knows; nothing else in a token is readable. A store that resumes more
- * cheaply from its own marker (Azure's NextMarker, a GCS page token: both name backend keys, with the
- * backend prefix) gets it back as a hint sealed with AES-256-GCM under a key derived from SESSION_TOKEN_KEY.
- * A hint that does not open (another instance's key, a forgery) is ignored and the listing resumes by name:
- * the same entries, found with more backend reads. So a client can neither read a backend position nor
- * make the gateway start from one it chose; a name it makes up is only a start-after.
+ * a common prefix); a store that resumes more cheaply from its own marker (Azure's NextMarker, a GCS page
+ * token: both name backend keys, with the backend prefix) adds it as a hint. The whole position is sealed
+ * with AES-256-GCM under a key derived from SESSION_TOKEN_KEY, bound to the listing's prefix and delimiter:
+ * nothing in a token is readable, and one that does not open (altered, cut short, another deployment's key,
+ * another listing) is refused. So a client can neither read a backend position nor make the gateway start
+ * from one it chose; a name it makes up goes in `start-after` or a V1 `marker`, as on S3.
  */
 import { S3Error } from '../errors';
 import { fromBase64Url, toBase64Url, type CryptoKey } from '../bytes';
@@ -16,16 +16,12 @@ export interface ListPosition {
   readonly hint?: ListHint;
 }
 
-/** A store's own resume marker, bound to the segment and position it was issued for. */
+/** A store's own resume marker, for the segment it was issued in (sealed with the token's position and listing). */
 export interface ListHint {
   /** The virtual bucket whose store issued it. */
   readonly bucket: string;
   /** The key range (in that bucket's key space) the store was listing. */
   readonly range: string;
-  /** The listing's delimiter ('' for none). */
-  readonly delimiter: string;
-  /** The position (`ListPosition.after`) it was issued with. */
-  readonly after?: string;
   /** The store's continuation token; absent: the segment starts from the beginning. */
   readonly token?: string;
 }
@@ -40,10 +36,18 @@ export interface Listing {
 export const MARKER_TAG = 'gw1.';
 
 const NONCE_BYTES = 12;
-const HINT_AAD = new TextEncoder().encode('s3-gateway listing hint v1');
+const TAG_BYTES = 16;
+/** The shortest token the gateway issues (sealing `[""]`): a `gw1.` marker shorter than this is a key. */
+const MIN_SEALED_BYTES = NONCE_BYTES + TAG_BYTES + '[""]'.length;
+/** Names what the derived key seals here, beside the listing the token belongs to (the additional data). */
+const PURPOSE = 's3-gateway listing position v2';
 const MAX_TOKEN_CHARS = 8 * 1024;
 
-/** Seals and opens hints with one key: derived from SESSION_TOKEN_KEY, or random for this process or isolate. */
+function incorrect(): S3Error {
+  return new S3Error('InvalidArgument', 'The continuation token provided is incorrect');
+}
+
+/** Seals and opens positions with one key: derived from SESSION_TOKEN_KEY, or random for this process or isolate. */
 export class ListTokens {
   private key?: Promise<CryptoKey>;
 
@@ -57,58 +61,72 @@ export class ListTokens {
 
   /** The V2 continuation token (and the V1 marker, tagged) for `position` in `listing`. */
   async encode(listing: Listing, position: ListPosition): Promise<string> {
-    const body: TokenBody = { p: listing.prefix, d: listing.delimiter ?? '' };
-    if (position.after !== undefined) body.a = position.after;
-    if (position.hint !== undefined) body.h = await this.seal(position.hint);
-    return toBase64Url(new TextEncoder().encode(JSON.stringify(body)));
-  }
-
-  /**
-   * A V2 continuation token's position in `listing`; one the gateway could not have issued, or issued for
-   * another prefix or delimiter, is InvalidArgument (as on S3).
-   */
-  async decode(listing: Listing, token: string): Promise<ListPosition> {
-    const body = token.length <= MAX_TOKEN_CHARS ? parseBody(token) : undefined;
-    if (body === undefined || !belongs(body, listing)) throw new S3Error('InvalidArgument', 'The continuation token provided is incorrect');
-    const hint = body.h === undefined ? undefined : await this.open(body.h);
-    return hint !== undefined && hint.after === body.a ? { after: body.a, hint } : { after: body.a };
-  }
-
-  /** A V1 marker: the gateway's own for this listing (tagged) is a position, any other is a key to start after. */
-  async marker(listing: Listing, marker: string): Promise<ListPosition> {
-    if (marker.startsWith(MARKER_TAG)) {
-      const token = marker.slice(MARKER_TAG.length);
-      const body = parseBody(token);
-      if (body !== undefined && belongs(body, listing)) return this.decode(listing, token);
-    }
-    return { after: marker };
-  }
-
-  private async seal(hint: ListHint): Promise<string> {
+    const { after = null, hint } = position;
+    const fields: Fields = hint === undefined ? [after] : [after, hint.bucket, hint.range, hint.token ?? null];
     const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
-    const plaintext = new TextEncoder().encode(JSON.stringify(hint));
-    const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce, additionalData: HINT_AAD }, await this.cryptoKey(), plaintext));
-    const out = new Uint8Array(NONCE_BYTES + sealed.length);
+    const plaintext = new TextEncoder().encode(JSON.stringify(fields));
+    const sealed = await crypto.subtle.encrypt({ name: 'AES-GCM', iv: nonce, additionalData: boundTo(listing) }, await this.cryptoKey(), plaintext);
+    const out = new Uint8Array(NONCE_BYTES + sealed.byteLength);
     out.set(nonce, 0);
-    out.set(sealed, NONCE_BYTES);
+    out.set(new Uint8Array(sealed), NONCE_BYTES);
     return toBase64Url(out);
   }
 
-  private async open(sealed: string): Promise<ListHint | undefined> {
-    const bytes = fromBase64Url(sealed);
-    if (bytes === undefined || bytes.length <= NONCE_BYTES + 16) return undefined;
+  /**
+   * A V2 continuation token's position in `listing`; one this deployment did not issue for this prefix and
+   * delimiter, or altered, is InvalidArgument (as on S3).
+   */
+  async decode(listing: Listing, token: string): Promise<ListPosition> {
+    const bytes = token.length <= MAX_TOKEN_CHARS ? fromBase64Url(token) : undefined;
+    if (bytes === undefined || bytes.length < MIN_SEALED_BYTES) throw incorrect();
     let plaintext: ArrayBuffer;
     try {
-      plaintext = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.subarray(0, NONCE_BYTES), additionalData: HINT_AAD }, await this.cryptoKey(), bytes.subarray(NONCE_BYTES));
+      plaintext = await crypto.subtle.decrypt({ name: 'AES-GCM', iv: bytes.subarray(0, NONCE_BYTES), additionalData: boundTo(listing) }, await this.cryptoKey(), bytes.subarray(NONCE_BYTES));
     } catch {
-      return undefined;
+      throw incorrect();
     }
-    const value = parseJson(new TextDecoder().decode(plaintext));
-    const optional = (x: unknown): boolean => x === undefined || typeof x === 'string';
-    if (value === undefined || typeof value.bucket !== 'string' || typeof value.range !== 'string' || typeof value.delimiter !== 'string') return undefined;
-    if (!optional(value.after) || !optional(value.token)) return undefined;
-    return value as unknown as ListHint;
+    const fields = parseFields(new TextDecoder().decode(plaintext));
+    if (fields === undefined) throw incorrect();
+    const [after, bucket, range, storeToken] = fields;
+    const hint = bucket === undefined || range === undefined ? undefined : { bucket, range, token: storeToken ?? undefined };
+    return { after: after ?? undefined, hint };
   }
+
+  /**
+   * A V1 marker: one tagged as the gateway's and long enough to be a sealed position must open as one for
+   * this listing (else InvalidArgument, as a token); any other marker is a key to start after.
+   */
+  async marker(listing: Listing, marker: string): Promise<ListPosition> {
+    if (marker.startsWith(MARKER_TAG)) {
+      const token = marker.slice(MARKER_TAG.length);
+      if ((fromBase64Url(token)?.length ?? 0) >= MIN_SEALED_BYTES) return this.decode(listing, token);
+    }
+    return { after: marker };
+  }
+}
+
+/** What a token seals: the last name shown (null: none yet), and the hint's bucket, range and store token. */
+type Fields = [string | null] | [string | null, string, string, string | null];
+
+/** The additional data a token is sealed with: its purpose and the listing it belongs to. */
+function boundTo(listing: Listing): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify([PURPOSE, listing.prefix, listing.delimiter ?? '']));
+}
+
+function parseFields(text: string): Fields | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(value)) return undefined;
+  const [after, bucket, range, token] = value as unknown[];
+  const isText = (x: unknown): x is string => typeof x === 'string';
+  if (after !== null && !isText(after)) return undefined;
+  if (value.length === 1) return [after];
+  if (value.length !== 4 || !isText(bucket) || !isText(range) || (token !== null && !isText(token))) return undefined;
+  return [after, bucket, range, token];
 }
 
 /** The listing key: HKDF-SHA-256 of SESSION_TOKEN_KEY, so the session key itself seals nothing else. */
@@ -121,42 +139,4 @@ async function deriveKey(secret: Uint8Array): Promise<CryptoKey> {
     false,
     ['encrypt', 'decrypt'],
   );
-}
-
-/** A token as JSON: the listing's prefix and delimiter, the last name shown, the sealed hint. */
-interface TokenBody {
-  readonly p: string;
-  readonly d: string;
-  a?: string;
-  h?: string;
-}
-
-function belongs(body: TokenBody, listing: Listing): boolean {
-  return body.p === listing.prefix && body.d === (listing.delimiter ?? '');
-}
-
-function parseBody(token: string): TokenBody | undefined {
-  const bytes = fromBase64Url(token);
-  if (bytes === undefined) return undefined;
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-  const value = parseJson(text);
-  if (value === undefined) return undefined;
-  const { p, d, a, h } = value;
-  if (typeof p !== 'string' || typeof d !== 'string') return undefined;
-  if ((a !== undefined && typeof a !== 'string') || (h !== undefined && typeof h !== 'string')) return undefined;
-  return { p, d, a, h };
-}
-
-function parseJson(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }

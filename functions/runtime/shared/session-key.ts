@@ -1,9 +1,10 @@
 import type { Config } from '../../core/config/types';
 
 /**
- * The key that seals STS session tokens. SESSION_TOKEN_KEY (base64 of 32 bytes) is read with the rest of the
- * configuration; without it a runtime makes a random key for this process (or isolate) and says so, because
- * every token it issues stops working when the process restarts and is refused by every other instance.
+ * The key that seals STS session tokens (and, derived from it, listing tokens). SESSION_TOKEN_KEY (base64 of
+ * 32 bytes) is read with the rest of the configuration; without it a runtime makes a random key for this
+ * process (or isolate) and says so, because every token it issues stops working when the process restarts
+ * and is refused by every other instance.
  *
  * @param warn Where the warning goes (one JSON log line).
  * @param holder What the random key belongs to, in the warning's words: `process` (Node) or `isolate` (edge).
@@ -18,9 +19,9 @@ export function withSessionKey(config: Config, warn: (line: string) => void, hol
       time: new Date().toISOString(),
       level: 'warn',
       message:
-        `SESSION_TOKEN_KEY is not set: STS session tokens are sealed with a random per-${holder} key, so they stop ` +
-        `working when this ${holder} restarts and are not accepted by other instances. Set SESSION_TOKEN_KEY to ` +
-        'the base64 of 32 random bytes (openssl rand -base64 32).',
+        `SESSION_TOKEN_KEY is not set: STS session tokens and listing tokens are sealed with a random per-${holder} ` +
+        `key, so they stop working when this ${holder} restarts and are not accepted by other instances. Set ` +
+        'SESSION_TOKEN_KEY to the base64 of 32 random bytes (openssl rand -base64 32).',
     }),
   );
   return { config: { ...config, settings: { ...config.settings, sessionTokenKey: key } }, key };

@@ -147,16 +147,18 @@ describe('listObjects for a caller whose scopes cover part of the bucket', () =>
     expect(seen).toEqual(['data/a.txt', 'data/sub/']);
   });
 
-  it('a made-up token or start-after is only a position: nothing outside the grant follows it', async () => {
-    const forged = Buffer.from(JSON.stringify({ p: 'data', d: '', a: 'data!' })).toString('base64url');
-    expect((await list({ prefix: 'data', continuationToken: forged })).keys).toEqual(['data/a.txt', 'data/sub/b.txt', 'data/sub/c.txt']);
+  it('a start-after or a V1 marker is only a position: nothing outside the grant follows it', async () => {
+    expect((await list({ prefix: 'data', startAfter: 'data!' })).keys).toEqual(['data/a.txt', 'data/sub/b.txt', 'data/sub/c.txt']);
     expect((await list({ prefix: 'data', startAfter: 'database/' })).keys).toEqual([]);
     expect((await list({ version: 1, prefix: 'data', marker: 'dat' })).keys).toEqual(['data', 'data/a.txt', 'data/sub/b.txt', 'data/sub/c.txt']);
   });
 
-  it('refuses a continuation token the gateway could not have issued', async () => {
+  it('refuses a continuation token the gateway could not have issued: made up, or in the old plain form', async () => {
     await expect(list({ continuationToken: 'not a token!' })).rejects.toMatchObject({ code: 'InvalidArgument' });
     await expect(list({ continuationToken: Buffer.from('[1]').toString('base64url') })).rejects.toMatchObject({ code: 'InvalidArgument' });
+    const forged = Buffer.from(JSON.stringify({ p: 'data', d: '', a: 'data!' })).toString('base64url');
+    await expect(list({ prefix: 'data', continuationToken: forged })).rejects.toMatchObject({ code: 'InvalidArgument' });
+    expect(recorded.calls).toHaveLength(0);
   });
 
   it('seals a store\'s own marker into the token, unreadable, and resumes from it', async () => {
@@ -169,13 +171,22 @@ describe('listObjects for a caller whose scopes cover part of the bucket', () =>
     expect(second.marker).toBeUndefined();
   });
 
-  it('a sealed marker another instance cannot open is ignored: the listing resumes after the name shown', async () => {
+  it('a token another deployment sealed is refused before any backend read, not resumed by name', async () => {
     const first = await list({ prefix: 'data/', maxKeys: 1 }, SCOPES, KEYS, true);
     recorded.calls.length = 0;
     const elsewhere = new ListTokens(new Uint8Array(32).fill(9));
-    const second = await list({ prefix: 'data/', maxKeys: 1, continuationToken: first.token }, SCOPES, KEYS, true, elsewhere);
-    expect(second.keys).toEqual(['data/sub/b.txt']);
-    expect(recorded.calls[0]).toMatchObject({ continuationToken: undefined, startAfter: 'data/a.txt' });
+    await expect(list({ prefix: 'data/', maxKeys: 1, continuationToken: first.token }, SCOPES, KEYS, true, elsewhere)).rejects.toMatchObject({ code: 'InvalidArgument' });
+    expect(recorded.calls).toHaveLength(0);
+  });
+
+  it('a shown key that starts like the gateway\'s marker goes out as a tagged marker, so it is never read back as one', async () => {
+    const lookalike = `gw1.${'A'.repeat(60)}`;
+    const keys = [lookalike, 'gw1.z'];
+    const scopes = [scope('priv', [''])];
+    const first = await list({ version: 1, maxKeys: 1 }, scopes, keys);
+    expect(first.keys).toEqual([lookalike]);
+    expect(first.marker).not.toBe(lookalike);
+    expect((await list({ version: 1, maxKeys: 1, marker: first.marker }, scopes, keys)).keys).toEqual(['gw1.z']);
   });
 
   it('a V1 marker issued with a sealed store marker carries the gateway tag and resumes like the token', async () => {

@@ -79,11 +79,15 @@ async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
   return Buffer.from(await new Response(stream).arrayBuffer()).toString();
 }
 
-function errorOf(dispatch: Dispatch): { status: number; code?: string } {
+function errorOf(dispatch: Dispatch): { status: number; code?: string; message?: string } {
   if (dispatch.kind !== 'response') throw new Error(`expected an error response, got ${dispatch.kind}`);
   const body = dispatch.response.body;
-  return { status: dispatch.response.status, code: typeof body === 'string' ? /<Code>([^<]*)<\/Code>/.exec(body)?.[1] : undefined };
+  const text = typeof body === 'string' ? body : '';
+  const message = /<Message>([^<]*)<\/Message>/.exec(text)?.[1]?.replaceAll('&quot;', '"').replaceAll('&apos;', "'");
+  return { status: dispatch.response.status, code: /<Code>([^<]*)<\/Code>/.exec(text)?.[1], message };
 }
+
+const SIGNATURE_MISMATCH = 'The request signature we calculated does not match the signature you provided. Check your key and signing method.';
 
 describe('PostObject (presigned POST) in the core', () => {
   it('GIVEN a form from createPresignedPost WHEN posted THEN the Forward PUTs exactly the file under the key, ${filename} filled in', async () => {
@@ -115,15 +119,43 @@ describe('PostObject (presigned POST) in the core', () => {
   });
 
   it.each([
-    ['a forged signature', async () => (await presigned()).map((p) => ('value' in p && p.name === 'X-Amz-Signature' ? { name: p.name, value: '0'.repeat(64) } : p)), 'SignatureDoesNotMatch'],
-    ['an expired policy', () => presigned({ Expires: -10 }), 'AccessDenied'],
-    ['a key outside the policy', async () => (await presigned({ Key: 'incoming/a.txt' })).map((p) => ('value' in p && p.name === 'key' ? { name: 'key', value: 'incoming/b.txt' } : p)), 'AccessDenied'],
-    ['a field the policy does not name', async () => [...(await presigned()), { name: 'x-amz-meta-extra', value: 'smuggled' }], 'AccessDenied'],
-    ['a starts-with escape', () => presigned({ Key: 'incoming/../x', Conditions: [['starts-with', '$key', 'incoming/']] }), 'InvalidRequest'],
-    ['a key outside the signer\'s scopes', () => presigned({ Key: 'elsewhere/${filename}' }), 'AccessDenied'],
-  ])('GIVEN %s WHEN posted THEN it is refused before any backend is reached', async (_, parts, code) => {
+    ['a forged signature', async () => (await presigned()).map((p) => ('value' in p && p.name === 'X-Amz-Signature' ? { name: p.name, value: '0'.repeat(64) } : p)), 403, 'SignatureDoesNotMatch', SIGNATURE_MISMATCH],
+    [
+      'an unknown access key',
+      async () => (await presigned()).map((p) => ('value' in p && p.name === 'X-Amz-Credential' ? { name: p.name, value: p.value.replace(WRITER.accessKeyId, 'AKIAUNKNOWN000000000') } : p)),
+      403,
+      'InvalidAccessKeyId',
+      'The AWS Access Key Id you provided does not exist in our records.',
+    ],
+    ['an expired policy', () => presigned({ Expires: -10 }), 403, 'AccessDenied', 'Invalid according to Policy: Policy expired.'],
+    [
+      'a key outside the policy',
+      async () => (await presigned({ Key: 'incoming/a.txt' })).map((p) => ('value' in p && p.name === 'key' ? { name: 'key', value: 'incoming/b.txt' } : p)),
+      403,
+      'AccessDenied',
+      'Invalid according to Policy: Policy Condition failed: ["eq", "$key", "incoming/a.txt"]',
+    ],
+    [
+      'a field that breaks a starts-with condition',
+      () => presigned({ Conditions: [['starts-with', '$Content-Type', 'image/']], Fields: { 'Content-Type': 'text/html' } }),
+      403,
+      'AccessDenied',
+      'Invalid according to Policy: Policy Condition failed: ["starts-with", "$Content-Type", "image/"]',
+    ],
+    ['a field the policy does not name', async () => [...(await presigned()), { name: 'x-amz-meta-extra', value: 'smuggled' }], 403, 'AccessDenied', 'Invalid according to Policy: Extra input fields: x-amz-meta-extra'],
+    ['a starts-with escape', () => presigned({ Key: 'incoming/../x', Conditions: [['starts-with', '$key', 'incoming/']] }), 400, 'InvalidRequest', undefined],
+    ['a key outside the signer\'s scopes', () => presigned({ Key: 'elsewhere/${filename}' }), 403, 'AccessDenied', undefined],
+  ])('GIVEN %s WHEN posted THEN it is refused before any backend is reached', async (_, parts, status, code, message) => {
     const dispatch = await gateway.handle(post('/uploads', formBody([...(await parts()), file('x')])));
-    expect(errorOf(dispatch).code).toBe(code);
+    expect(errorOf(dispatch)).toMatchObject({ status, code, ...(message === undefined ? {} : { message }) });
+  });
+
+  it.each([
+    ['no key field', async () => (await presigned({ Key: '${filename}' })).filter((p) => p.name !== 'key')],
+    ['a signature without its credential', async () => (await presigned()).filter((p) => p.name !== 'X-Amz-Credential')],
+    ['a field named twice', async () => [...(await presigned()), { name: 'key', value: 'incoming/again.txt' }]],
+  ])('GIVEN a malformed form (%s) WHEN posted THEN 400 InvalidArgument: the form, not the caller, is at fault', async (_, parts) => {
+    expect(errorOf(await gateway.handle(post('/uploads', formBody([...(await parts()), file('x')]))))).toMatchObject({ status: 400, code: 'InvalidArgument' });
   });
 
   /** A SigV2 form's fields as boto3's `generate_presigned_post` makes them by default: the policy's base64 HMAC-SHA1. */
@@ -142,22 +174,35 @@ describe('PostObject (presigned POST) in the core', () => {
   });
 
   it.each([
-    ['a signature over another policy', () => sigv2Form({ ...sigv2Fields('incoming/a.txt'), signature: sigv2Fields('incoming/a.txt', []).signature }), 'SignatureDoesNotMatch'],
-    ['no signature', () => sigv2Form(sigv2Fields('incoming/a.txt')).filter((p) => p.name !== 'signature'), 'InvalidArgument'],
-    ['a key outside the policy', () => sigv2Form(sigv2Fields('elsewhere/a.txt')), 'AccessDenied'],
-    ['an unknown access key', () => sigv2Form({ ...sigv2Fields('incoming/a.txt'), AWSAccessKeyId: 'AKIAUNKNOWN000000000' }), 'InvalidAccessKeyId'],
-  ])('GIVEN a SigV2 form with %s WHEN posted THEN it is refused', async (_, parts, code) => {
-    expect(errorOf(await gateway.handle(post('/uploads', formBody([...parts(), file('x')])))).code).toBe(code);
+    ['a signature over another policy', () => sigv2Form({ ...sigv2Fields('incoming/a.txt'), signature: sigv2Fields('incoming/a.txt', []).signature }), 403, 'SignatureDoesNotMatch'],
+    ['no signature', () => sigv2Form(sigv2Fields('incoming/a.txt')).filter((p) => p.name !== 'signature'), 400, 'InvalidArgument'],
+    ['a key outside the policy', () => sigv2Form(sigv2Fields('elsewhere/a.txt')), 403, 'AccessDenied'],
+    ['an unknown access key', () => sigv2Form({ ...sigv2Fields('incoming/a.txt'), AWSAccessKeyId: 'AKIAUNKNOWN000000000' }), 403, 'InvalidAccessKeyId'],
+  ])('GIVEN a SigV2 form with %s WHEN posted THEN it is refused', async (_, parts, status, code) => {
+    expect(errorOf(await gateway.handle(post('/uploads', formBody([...parts(), file('x')]))))).toMatchObject({ status, code });
+  });
+
+  it('GIVEN a signed policy that is not JSON WHEN posted THEN 400 InvalidPolicyDocument: malformed, not refused', async () => {
+    const policy = Buffer.from('not json').toString('base64');
+    const signature = createHmac('sha1', WRITER.secretAccessKey).update(policy).digest('base64');
+    const parts = sigv2Form({ key: 'incoming/a.txt', AWSAccessKeyId: WRITER.accessKeyId, policy, signature });
+    expect(errorOf(await gateway.handle(post('/uploads', formBody([...parts, file('x')]))))).toMatchObject({ status: 400, code: 'InvalidPolicyDocument' });
   });
 
   it('GIVEN sigv2_presigned_urls = false WHEN a SigV2 form is posted THEN 400 InvalidRequest', async () => {
     const v4Only = new Gateway(parseConfig(`sigv2_presigned_urls = false\n${CONFIG}`), { client: noNetwork });
-    expect(errorOf(await v4Only.handle(post('/uploads', formBody([...sigv2Form(sigv2Fields('incoming/a.txt')), file('x')]))))).toEqual({ status: 400, code: 'InvalidRequest' });
+    expect(errorOf(await v4Only.handle(post('/uploads', formBody([...sigv2Form(sigv2Fields('incoming/a.txt')), file('x')]))))).toMatchObject({ status: 400, code: 'InvalidRequest' });
   });
 
-  it('GIVEN a policy for one bucket WHEN posted to another THEN AccessDenied', async () => {
+  it('GIVEN a policy for one bucket WHEN posted to another THEN 403 AccessDenied naming the bucket condition, as S3 does', async () => {
     const dispatch = await gateway.handle(post('/other', formBody([...(await presigned()), file('x')])));
-    expect(errorOf(dispatch)).toEqual({ status: 403, code: 'AccessDenied' });
+    expect(errorOf(dispatch)).toEqual({ status: 403, code: 'AccessDenied', message: 'Invalid according to Policy: Policy Condition failed: ["eq", "$bucket", "uploads"]' });
+  });
+
+  it('GIVEN a policy that allows any bucket WHEN its bucket field names another than the one posted to THEN 403 AccessDenied', async () => {
+    const fields = { ...sigv2Fields('incoming/a.txt', [['starts-with', '$bucket', ''], ['starts-with', '$key', 'incoming/']]), bucket: 'uploads' };
+    const dispatch = await gateway.handle(post('/other', formBody([...sigv2Form(fields), file('x')])));
+    expect(errorOf(dispatch)).toMatchObject({ status: 403, code: 'AccessDenied', message: 'Invalid according to Policy: the form\'s bucket field names "uploads", not the bucket it was posted to' });
   });
 
   it('GIVEN content-length-range WHEN the file is larger, or above max_upload_bytes THEN EntityTooLarge; smaller THEN EntityTooSmall', async () => {
@@ -231,16 +276,16 @@ describe('PostObject (presigned POST) in the core', () => {
     };
     const tagged = await gateway.handle(post('/uploads', formBody([...(await form(TAGGER)), file('x')])));
     expect(tagged.kind === 'forward' && tagged.request.headers['x-amz-tagging']).toBe('team=storage&a%20b=x%26y');
-    expect(errorOf(await gateway.handle(post('/uploads', formBody([...(await form(WRITER)), file('x')]))))).toEqual({ status: 403, code: 'AccessDenied' });
+    expect(errorOf(await gateway.handle(post('/uploads', formBody([...(await form(WRITER)), file('x')]))))).toMatchObject({ status: 403, code: 'AccessDenied', message: expect.stringContaining('may not put_object_tagging') });
   });
 
   it('GIVEN no policy WHEN posted THEN the anonymous caller may not write', async () => {
     const dispatch = await gateway.handle(post('/uploads', formBody([{ name: 'key', value: 'incoming/a' }, file('x')])));
-    expect(errorOf(dispatch)).toEqual({ status: 403, code: 'AccessDenied' });
+    expect(errorOf(dispatch)).toMatchObject({ status: 403, code: 'AccessDenied' });
   });
 
   it('GIVEN a body that is not multipart/form-data WHEN posted THEN 412 PreconditionFailed', async () => {
     const request = { ...post('/uploads', new Uint8Array(0)), headers: new Headers({ host: 'gateway.test', 'content-type': 'text/plain', 'content-length': '0' }) };
-    expect(errorOf(await gateway.handle(request))).toEqual({ status: 412, code: 'PreconditionFailed' });
+    expect(errorOf(await gateway.handle(request))).toMatchObject({ status: 412, code: 'PreconditionFailed' });
   });
 });
