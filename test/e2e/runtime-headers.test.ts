@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { rclone, type Keys, type Run } from '../support/clients';
-import { RUNTIMES, RUNTIME_LIMITS, type RuntimeName } from '../support/gateway';
+import { RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN } from './fixtures';
-import { startOpsBackends, startOpsGateway, type OpsBackends, type OpsGateway } from './s3-ops-fixtures';
+import { opsConfig, startOpsBackends, startOpsGateway, type OpsBackends, type OpsGateway } from './s3-ops-fixtures';
 
 /**
  * Issue 26: what a runtime's platform does to headers must not break signatures or change bytes.
@@ -17,7 +17,9 @@ import { startOpsBackends, startOpsGateway, type OpsBackends, type OpsGateway } 
  *   the client's value in `request.cf.clientAcceptEncoding`) is verified on every runtime.
  * - An object stored gzip-encoded reaches the client byte for byte with its ETag and Content-Encoding (where
  *   the platform does not drop that header: RUNTIME_LIMITS `dropsContentEncoding`), and one stored without
- *   reaches it unencoded; the gateway's own XML answers say `no-transform` and are never compressed.
+ *   reaches it unencoded; the gateway's own XML answers say `no-transform` and are never compressed. On the
+ *   edge, GET answers Cloudflare would compress or decode are marked `no-transform` and no others
+ *   (RUNTIME_LIMITS `marksTransformable`), and with EDGE_ZONE_COMPRESSION=disabled only the encoded ones.
  * - No hop-by-hop or backend-internal header reaches clients, so s3cmd `modify` (which signs the headers of a
  *   HEAD answer into its copy request) works through every front.
  * - A 5 MiB part sent with `Expect: 100-continue` (the JS SDK's default above 2 MB) completes on every
@@ -40,6 +42,7 @@ beforeAll(async () => {
   await put('headers/encoded.txt', GZIPPED, { ContentEncoding: 'gzip' });
   await put('headers/tree/a.txt', 'first file\n');
   await put('headers/tree/sub/b.xml', '<doc>second file</doc>\n', { ContentType: 'application/xml' });
+  await put('headers/binary.bin', Buffer.alloc(64, 1), { ContentType: 'application/octet-stream', CacheControl: 'max-age=60' });
 }, 120_000);
 
 afterAll(async () => {
@@ -74,6 +77,7 @@ const HOP_BY_HOP = ['keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade'
 describe.each(RUNTIMES)('headers a runtime rewrites (%s runtime)', (runtime: RuntimeName) => {
   let ops: OpsGateway;
   const dropsEncoding = RUNTIME_LIMITS[runtime].dropsContentEncoding === true;
+  const marks = RUNTIME_LIMITS[runtime].marksTransformable === true;
   const limit = RUNTIME_LIMITS[runtime].maxRequestBodyBytes;
 
   beforeAll(async () => {
@@ -103,6 +107,7 @@ describe.each(RUNTIMES)('headers a runtime rewrites (%s runtime)', (runtime: Run
     expect(sha(res.bytes)).toBe(sha(GZIPPED));
     expect(res.headers.etag).toBe(md5(GZIPPED));
     expect(res.headers['content-encoding']).toBe(dropsEncoding ? undefined : 'gzip');
+    expect(res.headers['cache-control']).toBe(marks ? 'no-transform' : undefined);
   });
 
   it('serves an object stored without Content-Encoding unencoded, to a client that accepts gzip', async () => {
@@ -110,6 +115,14 @@ describe.each(RUNTIMES)('headers a runtime rewrites (%s runtime)', (runtime: Run
     expect(res.headers['content-encoding']).toBeUndefined();
     expect(res.headers.etag).toBe(md5(Buffer.from(TEXT)));
     expect(res.body).toBe(TEXT);
+    // text/plain, which Cloudflare compresses: marked on the edge.
+    expect(res.headers['cache-control']).toBe(marks ? 'no-transform' : undefined);
+  });
+
+  it('marks no answer Cloudflare would leave alone: a HEAD answer, a binary GET', async () => {
+    const head = await rawRequest(ops.gw.endpoint, { method: 'HEAD', target: '/vers/headers/plain.txt' }, ADMIN);
+    const binary = await rawRequest(ops.gw.endpoint, { method: 'GET', target: '/vers/headers/binary.bin' }, ADMIN);
+    expect([head.status, head.headers['cache-control'], binary.status, binary.headers['cache-control']]).toEqual([200, undefined, 200, 'max-age=60']);
   });
 
   it("answers with its own XML uncompressed, marked no-transform", async () => {
@@ -176,6 +189,23 @@ describe.each(RUNTIMES)('headers a runtime rewrites (%s runtime)', (runtime: Run
   }
 
   if (runtime === 'edge') {
+    describe('with EDGE_ZONE_COMPRESSION=disabled (a Compression Rule turns compression off on the route)', () => {
+      let disabled: RunningGateway;
+
+      beforeAll(async () => {
+        disabled = await startGateway('edge', { config: opsConfig(backends), env: { EDGE_ZONE_COMPRESSION: 'disabled' } });
+      }, 60_000);
+
+      afterAll(() => disabled?.stop());
+
+      it('marks only the encoded answers, which Cloudflare still decodes for a client that does not accept gzip', async () => {
+        const text = await rawRequest(disabled.endpoint, { method: 'GET', target: '/vers/headers/plain.txt' }, ADMIN);
+        const encoded = await rawRequest(disabled.endpoint, { method: 'GET', target: '/vers/headers/encoded.txt' }, ADMIN);
+        expect([text.status, text.body, text.headers['cache-control']]).toEqual([200, TEXT, undefined]);
+        expect([encoded.status, sha(encoded.bytes), encoded.headers['cache-control']]).toEqual([200, sha(GZIPPED), 'no-transform']);
+      });
+    });
+
     const down = (name: string): string => join(dir, `rclone-${name}`);
 
     it('rclone copies a tree down, gzip-encoded object included, through the worker', async () => {
