@@ -2,8 +2,9 @@
  * The edge entry: a Workers module (`export default { fetch }`), bundled by `npm run build:edge` into
  * dist/edge/worker.js and deployed with wrangler (docs/deploy-edge.md). Configuration is the `CONFIG_TOML` binding
  * or the TOML bundled at build time; every string binding (variables and secrets: SESSION_TOKEN_KEY,
- * OIDC_PROVIDER_KEY, OIDC_PROVIDER_ISSUER, MAX_UPLOAD_BYTES, EDGE_ZONE_COMPRESSION, the names `{ env = "NAME" }` refers to) is
- * the environment the configuration is read with, as `process.env` is on the Node server.
+ * OIDC_PROVIDER_KEY, OIDC_PROVIDER_ISSUER, MAX_UPLOAD_BYTES, EDGE_ZONE_COMPRESSION, the names
+ * `{ env = "NAME" }` refers to) is the environment the configuration is read with, as `process.env` is on the
+ * Node server.
  */
 import bundledConfig from 'gateway:config';
 import { ConfigError, parseConfig } from './core/config/parse';

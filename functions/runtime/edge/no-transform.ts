@@ -13,9 +13,9 @@ import type { ZoneCompression } from '../shared/settings';
  */
 
 /**
- * The content types Cloudflare compresses by default: developers.cloudflare.com/speed/optimization/content/compression/
- * ("Compression between Cloudflare and website visitors"), as listed there in 2025, with `application/xml+rss` from
- * the list's earlier versions.
+ * The content types Cloudflare compresses by default, as developers.cloudflare.com/speed/optimization/content/compression/
+ * lists them ("Compression between Cloudflare and website visitors"), with `application/xml+rss` from the page's
+ * earlier versions.
  */
 const COMPRESSED_TYPES: ReadonlySet<string> = new Set([
   'text/html', 'text/richtext', 'text/plain', 'text/css', 'text/x-script', 'text/x-component', 'text/x-java-source',
@@ -46,18 +46,18 @@ export function compressible(contentType: string | undefined, status: number): b
 }
 
 /**
- * `headers` marked `no-transform` when Cloudflare could change the body they go with: an encoded one (which it
- * decodes for a client that does not accept the encoding), or, unless the zone disables compression on the route
- * (EDGE_ZONE_COMPRESSION `disabled`), one it compresses: an encoded body stays marked then, since no Compression
- * Rule is documented to stop the decoding. An answer without a body is never marked.
+ * `headers` marked `no-transform` when Cloudflare could change the body they go with: an encoded one, which it
+ * decodes for a client that does not accept the encoding, or one it compresses. With EDGE_ZONE_COMPRESSION
+ * `disabled` nothing is compressed on the route, so only encoded bodies are marked (no Compression Rule is
+ * documented to stop the decoding). An answer without a body is never marked.
  *
  * @example forCloudflare({ 'content-type': 'text/plain', 'cache-control': 'max-age=60' }, 200, true, 'default') // cache-control: 'max-age=60, no-transform'
  * @example forCloudflare({ 'content-type': 'text/plain', 'cache-control': 'max-age=60' }, 200, false, 'default') // unchanged (a HEAD answer)
  */
 export function forCloudflare(headers: HeaderMap, status: number, hasBody: boolean, zone: ZoneCompression): HeaderMap {
   if (!hasBody) return headers;
-  const encoding = header(headers, 'content-encoding');
-  const encoded = encoding !== undefined && encoding.trim() !== '' && encoding.trim().toLowerCase() !== 'identity';
+  const encoding = header(headers, 'content-encoding')?.trim().toLowerCase();
+  const encoded = encoding !== undefined && encoding !== '' && encoding !== 'identity';
   return encoded || (zone === 'default' && compressible(header(headers, 'content-type'), status)) ? withNoTransform(headers) : headers;
 }
 

@@ -156,7 +156,11 @@ function httpEndpoint(value: string): ListenSettings | undefined {
 export function readEdgeSettings(env: Environment, bundled: string): EdgeSettings {
   const read = new Reader(env);
   const zone = read.text('EDGE_ZONE_COMPRESSION', (value) => value === 'default' || value === 'disabled', '"default" or "disabled"');
-  return read.done({ configText: read.text('CONFIG_TOML', () => true, '') ?? bundled, idleTimeoutMs: idleTimeout(read), zoneCompression: zone === 'disabled' ? 'disabled' : 'default' });
+  return read.done({
+    configText: read.text('CONFIG_TOML', () => true, '') ?? bundled,
+    idleTimeoutMs: idleTimeout(read),
+    zoneCompression: zone === 'disabled' ? 'disabled' : 'default',
+  });
 }
 
 function listen(read: Reader): ListenSettings {
