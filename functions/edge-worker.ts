@@ -2,8 +2,9 @@
  * The edge entry: a Workers module (`export default { fetch }`), bundled by `npm run build:edge` into
  * dist/edge/worker.js and deployed with wrangler (docs/deploy-edge.md). Configuration is the `CONFIG_TOML` binding
  * or the TOML bundled at build time; every string binding (variables and secrets: SESSION_TOKEN_KEY,
- * OIDC_PROVIDER_KEY, OIDC_PROVIDER_ISSUER, MAX_UPLOAD_BYTES, the names `{ env = "NAME" }` refers to) is
- * the environment the configuration is read with, as `process.env` is on the Node server.
+ * OIDC_PROVIDER_KEY, OIDC_PROVIDER_ISSUER, MAX_UPLOAD_BYTES, EDGE_ZONE_COMPRESSION, the names
+ * `{ env = "NAME" }` refers to) is the environment the configuration is read with, as `process.env` is on the
+ * Node server.
  */
 import bundledConfig from 'gateway:config';
 import { ConfigError, parseConfig } from './core/config/parse';
@@ -26,10 +27,10 @@ const isolateGateway = lazyGateway(build, (err) =>
 
 async function build(bindings: EdgeBindings): Promise<EdgeGateway> {
   const environment = edgeEnvironment(bindings);
-  const { configText, idleTimeoutMs } = readEdgeSettings(environment, bundledConfig);
+  const { configText, idleTimeoutMs, zoneCompression } = readEdgeSettings(environment, bundledConfig);
   const log = (event: Readonly<Record<string, unknown>>): void => console.log(JSON.stringify({ time: new Date().toISOString(), ...event }));
   const gateway = newGateway(parseConfig(configText, environment), { client: fetchBackendClient(), log, hash: edgeHash() }, (line) => console.error(line), 'isolate');
-  return { gateway, idleTimeoutMs };
+  return { gateway, idleTimeoutMs, zoneCompression };
 }
 
 export default { fetch: edgeHandler(isolateGateway) };

@@ -11,9 +11,10 @@ import { writeHead } from '../../functions/runtime/node/listener';
  *   response itself.
  * - A response marked `Cache-Control: no-transform` reaches the client as the worker sent it. miniflare
  *   copies Cloudflare's compression by content type but ignores `no-transform`, which Cloudflare honours;
- *   the worker marks every response so (runtime/edge/no-transform.ts), so the front hands miniflare the
- *   client's `Accept-Encoding` as Cloudflare hands it to a Worker, in `request.cf.clientAcceptEncoding`
- *   (miniflare's `MF-CF-Blob`), and no header for it to compress by. The worker still sees `br, gzip`.
+ *   the worker marks every answer Cloudflare would compress or decode (runtime/edge/no-transform.ts) and
+ *   Cloudflare changes no other, so the front hands miniflare the client's `Accept-Encoding` as Cloudflare
+ *   hands it to a Worker, in `request.cf.clientAcceptEncoding` (miniflare's `MF-CF-Blob`), and no header
+ *   for it to compress by. The worker still sees `br, gzip`.
  * - Hop-by-hop headers end here in both directions. An answer given before the client's body ended closes
  *   the connection, as workerd does.
  */

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AWS_CLIS, PYTHONS, type Keys } from '../support/clients';
+import { AWS_CLIS, PYTHONS, requireGeneration, type Keys } from '../support/clients';
 import { RUNTIMES, RUNTIME_LIMITS, startGateway, type RunningGateway } from '../support/gateway';
 import { DOMAIN, UPLOADER, browsersConfig, presignedPost, virtualHostedClient } from './browsers-fixtures';
 import { ADMIN, putDirect, readText, startBackends, type Backends } from './fixtures';
@@ -141,6 +141,7 @@ s3.meta.events.register('before-send', lambda request, **kw: seen.append(request
 s3.put_object(Bucket='web', Key='uploads/boto3.txt', Body=b'virtual-hosted boto3')
 body = s3.get_object(Bucket='web', Key='uploads/boto3.txt')['Body'].read().decode()
 print(json.dumps([body, seen[0]]))`;
+      await requireGeneration('boto3-new');
       const out = await run(PYTHONS['boto3-new'], ['-c', program], {}, 'pip install boto3');
       expect(out.stderr).toBe('');
       expect(JSON.parse(out.stdout)).toEqual(['virtual-hosted boto3', `http://web.${DOMAIN}:${port}/uploads/boto3.txt`]);
@@ -176,6 +177,7 @@ print(json.dumps([body, seen[0]]))`;
       AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
     });
     const awsPresign = async (key: string, extra: string[] = []): Promise<string> => {
+      await requireGeneration('v1');
       const out = await run(AWS_CLIS.v1, ['--endpoint-url', gw.endpoint, 's3', 'presign', `s3://web/${key}`, ...extra], cliEnv(UPLOADER), 'pip install awscli');
       expect(out.stderr).toBe('');
       return out.stdout.trim();
@@ -186,6 +188,7 @@ import boto3
 s3 = boto3.client('s3', endpoint_url='${gw.endpoint}', region_name='us-east-1',
                   aws_access_key_id='${UPLOADER.accessKeyId}', aws_secret_access_key='${UPLOADER.secretAccessKey}')
 print(s3.generate_presigned_url('${method}', Params={'Bucket': 'web', 'Key': '${key}'}))`;
+      await requireGeneration(python);
       return (await run(PYTHONS[python], ['-c', program], {}, 'apt-get install python3-boto3')).stdout.trim();
     };
     const s3cmdSign = async (key: string, expiry: string): Promise<string> => {
@@ -233,6 +236,7 @@ import boto3, json
 s3 = boto3.client('s3', endpoint_url='${gw.endpoint}', region_name='us-east-1',
                   aws_access_key_id='${UPLOADER.accessKeyId}', aws_secret_access_key='${UPLOADER.secretAccessKey}')
 print(json.dumps(s3.generate_presigned_post('web', 'uploads/sigv2-form-${python}-\${filename}')))`;
+      await requireGeneration(python);
       const { url, fields } = JSON.parse((await run(PYTHONS[python], ['-c', program], {}, 'apt-get install python3-boto3')).stdout) as { url: string; fields: Record<string, string> };
       expect(Object.keys(fields)).toContain('AWSAccessKeyId');
       const file = join(work, 'form.txt');

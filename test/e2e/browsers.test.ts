@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startBrowser, startPageServer, type Browser, type PageServer } from '../support/browser';
 import { startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
-import { AWS_CLIS, PYTHONS } from '../support/clients';
+import { AWS_CLIS, PYTHONS, requireGeneration } from '../support/clients';
 import { DOMAIN, UPLOADER, browsersConfig, presignedPost, presignedUrl } from './browsers-fixtures';
 import { RANGE_BODY, putDirect, readText, startBackends, type Backends } from './fixtures';
 import { exists } from './write-fixtures';
@@ -150,10 +150,12 @@ import boto3
 s3 = boto3.client('s3', endpoint_url='${gw.endpoint}', region_name='us-east-1',
                   aws_access_key_id='${UPLOADER.accessKeyId}', aws_secret_access_key='${UPLOADER.secretAccessKey}')
 print(s3.generate_presigned_url('get_object', Params={'Bucket': 'web', 'Key': 'uploads/sigv2.txt'}))`;
+        await requireGeneration('boto3-debian');
         return (await promisify(execFile)(PYTHONS['boto3-debian'], ['-c', program])).stdout;
       }],
       ['aws-cli v1\'s s3 presign', async (): Promise<string> => {
         const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_ACCESS_KEY_ID: UPLOADER.accessKeyId, AWS_SECRET_ACCESS_KEY: UPLOADER.secretAccessKey, AWS_DEFAULT_REGION: 'us-east-1', AWS_CONFIG_FILE: '/dev/null', AWS_SHARED_CREDENTIALS_FILE: '/dev/null' };
+        await requireGeneration('v1');
         return (await promisify(execFile)(AWS_CLIS.v1, ['--endpoint-url', gw.endpoint, 's3', 'presign', 's3://web/uploads/sigv2.txt'], { env })).stdout;
       }],
     ])('(g) opens a SigV2 link made by %s with its defaults', async (_, make) => {

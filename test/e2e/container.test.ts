@@ -23,7 +23,8 @@ import { ADMIN, gatewayConfig, gatewayEnv, startBackends, type Backends } from '
  * Node server passes in drain.test.ts.
  *
  * No registry is reachable here, so the image is built on a base made from this machine's Node (the
- * Dockerfile's NODE_IMAGE argument); users get the official Node image. Needs podman (fails, never skips).
+ * Dockerfile's NODE_IMAGE argument); users get the official Node image. Needs podman, run as root: as any
+ * other user it fails at once saying so (`Podman.require`), never skips.
  */
 const ROOT = resolve(__dirname, '../..');
 const MiB = 1024 * 1024;

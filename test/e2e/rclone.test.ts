@@ -1,4 +1,12 @@
-import { CreateMultipartUploadCommand, HeadObjectCommand, ListMultipartUploadsCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateMultipartUploadCommand,
+  GetBucketVersioningCommand,
+  HeadObjectCommand,
+  ListBucketsCommand,
+  ListMultipartUploadsCommand,
+  ListObjectVersionsCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +41,20 @@ let big: Buffer;
 const rgw = (): S3Client => backends.direct;
 const sha = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
 
+/** What a CreateBucket could change on RGW: its buckets, and the versioning and object versions of `copies`. */
+async function backendState(): Promise<unknown> {
+  const [buckets, versioning, versions] = await Promise.all([
+    rgw().send(new ListBucketsCommand({})),
+    rgw().send(new GetBucketVersioningCommand({ Bucket: 'copies' })),
+    rgw().send(new ListObjectVersionsCommand({ Bucket: 'copies' })),
+  ]);
+  return {
+    buckets: buckets.Buckets?.map((b) => b.Name).sort(),
+    versioning: versioning.Status,
+    versions: [...(versions.Versions ?? []), ...(versions.DeleteMarkers ?? [])].map((v) => `${v.Key}@${v.VersionId}`).sort(),
+  };
+}
+
 beforeAll(async () => {
   backends = await startOpsBackends();
   dir = mkdtempSync(join(tmpdir(), 'rclone-'));
@@ -64,8 +86,16 @@ describe.each(RUNTIMES)('rclone with its default settings (%s runtime)', (runtim
   afterAll(() => ops?.stop());
 
   it('its CreateBucket on an existing virtual bucket is 409 BucketAlreadyOwnedByYou, and nothing else changes', async () => {
+    const before = await backendState();
     const res = await rawRequest(ops.gw.endpoint, { method: 'PUT', target: '/copies' }, ADMIN);
     expect([res.status, errorCode(res.body)]).toEqual([409, 'BucketAlreadyOwnedByYou']);
+    // Answered by the gateway alone: its access-log line names no backend answer, and RGW is as it was.
+    const requestId = String(res.headers['x-amz-request-id']);
+    expect(await ops.gw.logged(new RegExp(`"requestId":"${requestId}"`))).toBe(true);
+    const line: unknown = JSON.parse(ops.gw.logs().split('\n').find((l) => l.includes(`"requestId":"${requestId}"`)) ?? '{}');
+    expect(line).toMatchObject({ method: 'PUT', path: '/copies', status: 409, errorCode: 'BucketAlreadyOwnedByYou' });
+    expect(line).not.toHaveProperty('backendStatus');
+    expect(await backendState()).toEqual(before);
   });
 
   if (partsFit) {

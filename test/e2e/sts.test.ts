@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startS3rver, type S3rver } from '../../scripts/s3rver';
 import { importSessionKey, sealSession } from '../../functions/core/sts';
-import { awsCli, boto3, jsClient, type Keys } from '../support/clients';
+import { PYTHONS, awsCli, boto3, jsClient, requireGeneration, type Keys } from '../support/clients';
 import { READ_ACTIONS, bucketToml, credentialToml, everywhere, roleToml, s3Options } from '../support/config-toml';
 import { expectedCliCopy, startGateway, TRANSPORT_RUNTIMES, type RunningGateway } from '../support/gateway';
 import { S3RVER_KEYS } from '../support/large-bodies';
@@ -267,7 +267,8 @@ except s3.exceptions.ClientError as e:
     outside = e.response['Error']['Code']
 print(json.dumps({'body': body, 'outside': outside}))
 `;
-        const out = JSON.parse(await childOutput('python3', ['-c', snippet], await chainEnv()));
+        await requireGeneration('boto3-new');
+        const out = JSON.parse(await childOutput(PYTHONS['boto3-new'], ['-c', snippet], await chainEnv()));
         expect(out).toEqual({ body: 'widgets build\n', outside: 'AccessDenied' });
       });
     });

@@ -3,7 +3,8 @@ import { execFile } from 'node:child_process';
 
 /**
  * The real clients the suites drive: aws-cli (both generations on the machine), boto3 (both generations),
- * the JS SDK v3, rclone, restic and curl. A missing client fails the test loudly with the package to install.
+ * the JS SDK v3, rclone, restic and curl. A missing client fails the test loudly with the package to install,
+ * and so does an aws-cli or boto3 of another generation than the one a spec names (`GENERATIONS`).
  */
 export interface Keys {
   readonly accessKeyId: string;
@@ -19,8 +20,79 @@ export interface Run {
 
 /** aws-cli v1 (pip, default checksums) and v2 (Debian 2.9, no default checksums). */
 export const AWS_CLIS = { v1: 'aws', v2: '/usr/bin/aws' } as const;
-/** boto3 1.43 (pip; aws-chunked by default) and 1.26 (Debian). */
+/** boto3 of the current generation (pip; aws-chunked with a CRC32 trailer by default) and 1.26 (Debian). */
 export const PYTHONS = { 'boto3-new': 'python3', 'boto3-debian': '/usr/bin/python3' } as const;
+
+export type Generation = keyof typeof AWS_CLIS | keyof typeof PYTHONS;
+
+/** `name/1.2.3` tokens of a version line, as [major, minor, patch] by name. */
+type Versions = ReadonlyMap<string, readonly number[]>;
+
+/**
+ * What each generation a spec names must be, and where to get it. botocore 1.36 (aws-cli 1.37, boto3 1.36)
+ * and aws-cli 2.23 turned on default checksums (CRC32 headers, aws-chunked trailers on streamed bodies):
+ * that is the line between the two generations. Debian 12 has aws-cli 2.9 (`awscli`) and boto3 1.26 with
+ * botocore 1.29 (`python3-boto3`); the current generation comes from pip, which is not installed by .ci/run
+ * (PyPI cannot be reached from these machines: CONTRIBUTING.md), so a machine without it fails here.
+ */
+const GENERATIONS: Readonly<Record<Generation, { readonly meant: string; readonly fits: (v: Versions) => boolean; readonly install: string }>> = {
+  v1: {
+    meant: 'aws-cli v1 with default checksums (1.37 or later, botocore 1.36 or later)',
+    fits: (v) => v.get('aws-cli')?.[0] === 1 && atLeast(v.get('botocore'), 1, 36),
+    install: "pip install 'awscli>=1.37' (from PyPI, so that `aws` on PATH is v1)",
+  },
+  v2: {
+    meant: "aws-cli v2 without default checksums (before 2.23: Debian 12's 2.9)",
+    fits: (v) => v.get('aws-cli')?.[0] === 2 && !atLeast(v.get('aws-cli'), 2, 23),
+    install: 'apt-get install awscli (Debian 12)',
+  },
+  'boto3-new': {
+    meant: 'boto3 with default checksums (botocore 1.36 or later)',
+    fits: (v) => v.has('boto3') && atLeast(v.get('botocore'), 1, 36),
+    install: "pip install 'boto3>=1.36' (from PyPI, for the python3 on PATH)",
+  },
+  'boto3-debian': {
+    meant: "boto3 without default checksums (botocore before 1.36: Debian 12's boto3 1.26)",
+    fits: (v) => v.has('boto3') && v.has('botocore') && !atLeast(v.get('botocore'), 1, 36),
+    install: 'apt-get install python3-boto3 (Debian 12)',
+  },
+};
+
+function atLeast(version: readonly number[] | undefined, major: number, minor: number): boolean {
+  return version !== undefined && (version[0]! > major || (version[0] === major && version[1]! >= minor));
+}
+
+const checked = new Map<Generation, Promise<void>>();
+
+/**
+ * Settles once `generation`'s version was read (once per process) and names it on stdout; rejects, naming
+ * what was found and what to install, when it is not the generation the spec drives. `awsCli` and `boto3`
+ * call it; a spec that runs `AWS_CLIS` or `PYTHONS` itself calls it first.
+ */
+export function requireGeneration(generation: Generation): Promise<void> {
+  let check = checked.get(generation);
+  if (check === undefined) {
+    check = readGeneration(generation);
+    checked.set(generation, check);
+  }
+  return check;
+}
+
+async function readGeneration(generation: Generation): Promise<void> {
+  const { meant, fits, install } = GENERATIONS[generation];
+  const isCli = generation === 'v1' || generation === 'v2';
+  const file = isCli ? AWS_CLIS[generation] : PYTHONS[generation];
+  const probe = isCli ? ['--version'] : ['-c', "import boto3, botocore; print('boto3/' + boto3.__version__ + ' botocore/' + botocore.__version__)"];
+  const out = await run(file, probe, { PATH: process.env.PATH, HOME: process.env.HOME, PYTHONWARNINGS: 'ignore' }, install);
+  const line = `${out.stdout}${out.stderr}`.trim().split('\n')[0] ?? '';
+  const versions: Versions = new Map([...line.matchAll(/([\w-]+)\/(\d+)\.(\d+)\.(\d+)/g)].map((m) => [m[1]!, [Number(m[2]), Number(m[3]), Number(m[4])]]));
+  if (out.code !== 0 || !fits(versions)) {
+    const found = out.code === 0 ? line : `\`${[file, ...probe].join(' ')}\` failed: ${out.stderr.trim().split('\n').pop() ?? ''}`;
+    throw new Error(`"${generation}" must be ${meant}; ${file} has ${found}. Install it: ${install}`);
+  }
+  const named = ['aws-cli', 'boto3', 'botocore'].filter((name) => versions.has(name)).map((name) => `${name}/${versions.get(name)!.join('.')}`);
+  process.stdout.write(`[clients] ${generation} is ${named.join(' ')} (${file})\n`);
+}
 
 export function jsClient(endpoint: string, keys?: Keys): S3Client {
   return new S3Client({
@@ -69,12 +141,12 @@ function run(file: string, args: readonly string[], env: NodeJS.ProcessEnv, inst
  * Pass a value a store generated as `--option=value`: argparse takes a separate value beginning with `-`
  * (as one in 64 of RGW's version IDs does) for an option and stops with a usage error.
  */
-export function awsCli(cli: keyof typeof AWS_CLIS, endpoint: string, keys: Keys | undefined, args: readonly string[], configFile?: string): Promise<Run> {
+export async function awsCli(cli: keyof typeof AWS_CLIS, endpoint: string, keys: Keys | undefined, args: readonly string[], configFile?: string): Promise<Run> {
+  await requireGeneration(cli);
   const auth = keys ? [] : ['--no-sign-request'];
-  const install = cli === 'v1' ? 'pip install awscli' : 'apt-get install awscli';
   const env = clientEnv(keys);
   if (configFile !== undefined) env.AWS_CONFIG_FILE = configFile;
-  return run(AWS_CLIS[cli], ['--endpoint-url', endpoint, ...auth, ...args], env, install);
+  return run(AWS_CLIS[cli], ['--endpoint-url', endpoint, ...auth, ...args], env, GENERATIONS[cli].install);
 }
 
 /**
@@ -98,8 +170,8 @@ result = None
 ${snippet}
 print(json.dumps(result, default=str))
 `;
-  const install = python === 'boto3-new' ? 'pip install boto3' : 'apt-get install python3-boto3';
-  const out = await run(PYTHONS[python], ['-c', program], clientEnv(keys), install);
+  await requireGeneration(python);
+  const out = await run(PYTHONS[python], ['-c', program], clientEnv(keys), GENERATIONS[python].install);
   if (out.code !== 0) throw new Error(`boto3 (${python}) failed:\n${out.stderr}`);
   const lines = out.stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]);

@@ -5,7 +5,9 @@ import { dirname, join, resolve } from 'node:path';
 import { freePort } from './gateway';
 
 /**
- * Container images in the tests, with podman from Debian run as root. No image registry is reachable here,
+ * Container images in the tests, with podman from Debian run as root (rootful): `Podman.require` fails for
+ * any other user, since rootless podman needs uidmap, slirp4netns and subordinate ID ranges that .ci/run does
+ * not set up, and fails on them with errors that do not say so. No image registry is reachable here,
  * so the project's Dockerfile is built on a base made from this machine's own Node (`buildHostNodeBase`),
  * passed through the Dockerfile's NODE_IMAGE argument; users build on the official Node image.
  */
@@ -41,8 +43,18 @@ export class Podman {
     this.env = { ...process.env, CONTAINERS_CONF: conf };
   }
 
-  /** Fails loudly, naming the packages, when podman is not installed: the container spec is never skipped. */
+  /**
+   * Fails loudly, naming the packages, when podman is not installed, and when the tests do not run as root:
+   * the container spec is never skipped.
+   */
   static require(): Podman {
+    const uid = process.getuid?.();
+    if (uid !== 0) {
+      throw new Error(
+        `the container spec runs podman as root, and this process runs as uid ${uid ?? 'unknown'}: run it as root ` +
+          '(CI does). Rootless podman would need uidmap, slirp4netns and subordinate ID ranges, which .ci/run does not set up',
+      );
+    }
     try {
       execFileSync('podman', ['--version'], { stdio: 'pipe' });
     } catch (err) {

@@ -119,11 +119,12 @@ export interface RuntimeLimits {
    */
   readonly fixedHost?: boolean;
   /**
-   * The gateway marks every response `Cache-Control: no-transform` (the edge: Cloudflare compresses a
-   * worker's answers of text and XML types, and decodes gzip ones, unless they say so), added to an object's
-   * own Cache-Control, so clients read `max-age=60, no-transform` for an object stored with `max-age=60`.
+   * The gateway marks the answers its platform would compress or decode `Cache-Control: no-transform` (the
+   * edge: Cloudflare compresses GET answers of text, JSON, XML and other listed types, and decodes encoded
+   * ones, unless they say so), added to an object's own Cache-Control: clients read `max-age=60, no-transform`
+   * for a text object stored with `max-age=60` from its GET, and `max-age=60` from its HEAD or a binary one's GET.
    */
-  readonly addsNoTransform?: boolean;
+  readonly marksTransformable?: boolean;
 }
 
 export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
@@ -145,7 +146,7 @@ export const RUNTIME_LIMITS: Record<RuntimeName, RuntimeLimits> = {
     refusedConnectionCode: 'Error',
     decodesHeaderValuesAsUtf8: true,
     nonAsciiHeaders: 'utf8',
-    addsNoTransform: true,
+    marksTransformable: true,
   },
   // No body limit is documented for a Web Function; its request timeout (900 s) bounds the rest.
   // Its Host must be the endpoint's own domain name (any other is the platform's 404).
@@ -170,9 +171,13 @@ export function expectedCliCopy(runtime: RuntimeName, body?: string): Record<str
   return body === undefined ? { code: 0, stderr: '' } : { code: 0, stdout: body };
 }
 
-/** The Cache-Control a response reports on `runtime` for `stored` (RUNTIME_LIMITS `addsNoTransform`). */
-export function reportedCacheControl(runtime: RuntimeName, stored: string): string {
-  return RUNTIME_LIMITS[runtime].addsNoTransform ? `${stored}, no-transform` : stored;
+/**
+ * The Cache-Control a response reports on `runtime` for `stored` (RUNTIME_LIMITS `marksTransformable`);
+ * `transformable`: the spec's own account of whether Cloudflare would compress or decode that answer (a GET
+ * answer of a type it lists, or of an encoded body; never a HEAD answer).
+ */
+export function reportedCacheControl(runtime: RuntimeName, stored: string, transformable: boolean): string {
+  return RUNTIME_LIMITS[runtime].marksTransformable && transformable ? `${stored}, no-transform` : stored;
 }
 
 export interface RunningGateway {

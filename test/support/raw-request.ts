@@ -45,29 +45,38 @@ function toBuffer(data: SourceData): Buffer {
   return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
 
-export async function rawRequest(endpoint: string, req: RawRequest, keys?: Keys, signingDate?: Date): Promise<RawResponse> {
+/**
+ * The headers `rawRequest` sends for `req`: the request's own with `host`, signed for `keys` (with
+ * `x-amz-content-sha256: UNSIGNED-PAYLOAD` unless the request has its own), or as they are without keys.
+ * For requests sent by other means (a raw socket), or changed after signing.
+ */
+export async function requestHeaders(endpoint: string, req: RawRequest, keys?: Keys, signingDate?: Date): Promise<Record<string, string>> {
   const url = new URL(endpoint);
+  const headers: Record<string, string> = { host: url.host, ...req.headers };
+  if (!keys) return headers;
   const q = req.target.indexOf('?');
   const path = q < 0 ? req.target : req.target.slice(0, q);
   const rawQuery = q < 0 ? '' : req.target.slice(q + 1);
-  let headers: Record<string, string> = { host: url.host, ...req.headers };
-  if (keys) {
-    const signer = new SignatureV4({ credentials: keys, region: 'us-east-1', service: 's3', sha256: Sha256, uriEscapePath: false, applyChecksum: false });
-    const signed = await signer.sign(
-      {
-        method: req.method,
-        protocol: 'http:',
-        hostname: url.hostname,
-        port: Number(url.port),
-        path,
-        query: parseQuery(rawQuery),
-        headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers },
-        body: req.body,
-      },
-      { signingDate },
-    );
-    headers = signed.headers;
-  }
+  const signer = new SignatureV4({ credentials: keys, region: 'us-east-1', service: 's3', sha256: Sha256, uriEscapePath: false, applyChecksum: false });
+  const signed = await signer.sign(
+    {
+      method: req.method,
+      protocol: 'http:',
+      hostname: url.hostname,
+      port: Number(url.port),
+      path,
+      query: parseQuery(rawQuery),
+      headers: { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', ...headers },
+      body: req.body,
+    },
+    { signingDate },
+  );
+  return signed.headers;
+}
+
+export async function rawRequest(endpoint: string, req: RawRequest, keys?: Keys, signingDate?: Date): Promise<RawResponse> {
+  const url = new URL(endpoint);
+  const headers = await requestHeaders(endpoint, req, keys, signingDate);
   return new Promise((resolve, reject) => {
     const r = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.target, headers }, (res) => {
       const chunks: Buffer[] = [];

@@ -3,8 +3,9 @@ import type { BackendRequest, HeaderMap, ProxyRequest, ProxyResponse, ReadonlyHe
 import type { RequestRecord } from '../../core/observability/record';
 import { collectBody, DEFAULT_IDLE_TIMEOUT_MS, readBounded } from '../../core/streams';
 import { runDispatch, type DispatchRuntime, type ExchangeResult } from '../shared/dispatch';
+import type { ZoneCompression } from '../shared/settings';
 import { sendFetch, type Fetch } from './fetch';
-import { withNoTransform } from './no-transform';
+import { forCloudflare } from './no-transform';
 
 /**
  * Executes the core's dispatch on the edge, with the Node executor's semantics on fetch: NeedsBody collects at
@@ -28,6 +29,7 @@ class EdgeCall {
     readonly fetcher: Fetch | undefined,
     readonly idleMs: number,
     readonly record: RequestRecord | undefined,
+    readonly zone: ZoneCompression,
   ) {}
 }
 
@@ -58,12 +60,12 @@ class EdgeRuntime implements DispatchRuntime<EdgeCall, Response, EdgeExchange> {
   }
 
   respond(call: EdgeCall, response: ProxyResponse, bodyAbandoned = false): EdgeExchange {
-    const exchange = complete(call.request, response);
+    const exchange = complete(call, response);
     return bodyAbandoned ? { response: exchange.response, settled: exchange.settled, bodyAbandoned } : exchange;
   }
 
   stream(call: EdgeCall, backend: Response, head: ResponseHead): EdgeExchange {
-    return stream(call.request, backend.body, head.status, head.headers);
+    return stream(call, backend.body, head.status, head.headers);
   }
 
   failed(exchange: EdgeExchange, error: unknown): EdgeExchange {
@@ -78,6 +80,8 @@ const EDGE_RUNTIME = new EdgeRuntime();
  *   backend natively when a Forward asks for `'client'`, so a declared length travels with it.
  * @param idleMs How long a body NeedsBody collects may stop arriving before it is abandoned and answered
  *   with the dispatch's `timedOut` (GATEWAY_IDLE_TIMEOUT_MS, as on the Node runtimes).
+ * @param zone The zone's compression on the worker's route (EDGE_ZONE_COMPRESSION): which answers are marked
+ *   `no-transform` (runtime/edge/no-transform.ts).
  */
 export function execute(
   gateway: Gateway,
@@ -86,8 +90,9 @@ export function execute(
   fetcher?: Fetch,
   idleMs: number = DEFAULT_IDLE_TIMEOUT_MS,
   record?: RequestRecord,
+  zone: ZoneCompression = 'default',
 ): Promise<EdgeExchange> {
-  return runDispatch(gateway, new EdgeCall(request, clientBody, fetcher, idleMs, record), EDGE_RUNTIME);
+  return runDispatch(gateway, new EdgeCall(request, clientBody, fetcher, idleMs, record, zone), EDGE_RUNTIME);
 }
 
 type EdgeResponseInit = ResponseInit & {
@@ -98,16 +103,21 @@ type EdgeResponseInit = ResponseInit & {
 /** Statuses that carry no body (the Response constructor refuses one). */
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
-function toResponse(request: ProxyRequest, status: number, headers: HeaderMap, body: ConstructorParameters<typeof Response>[0]): Response {
-  const init: EdgeResponseInit = { status, headers: withNoTransform(headers), encodeBody: 'manual' };
-  const noBody = request.method === 'HEAD' || NULL_BODY_STATUSES.has(status);
-  return new Response(noBody ? null : body, init);
+/** Whether an answer to `method` with `status` carries a body. */
+function hasBody(method: string, status: number): boolean {
+  return method !== 'HEAD' && !NULL_BODY_STATUSES.has(status);
 }
 
-function complete(request: ProxyRequest, response: ProxyResponse): EdgeExchange {
+function toResponse(call: EdgeCall, status: number, headers: HeaderMap, body: ConstructorParameters<typeof Response>[0]): Response {
+  const withBody = hasBody(call.request.method, status);
+  const init: EdgeResponseInit = { status, headers: forCloudflare(headers, status, withBody, call.zone), encodeBody: 'manual' };
+  return new Response(withBody ? body : null, init);
+}
+
+function complete(call: EdgeCall, response: ProxyResponse): EdgeExchange {
   const { body } = response;
-  if (body instanceof ReadableStream) return stream(request, body, response.status, response.headers);
-  return { response: toResponse(request, response.status, response.headers, body), settled: Promise.resolve({ status: response.status }) };
+  if (body instanceof ReadableStream) return stream(call, body, response.status, response.headers);
+  return { response: toResponse(call, response.status, response.headers, body), settled: Promise.resolve({ status: response.status }) };
 }
 
 /**
@@ -132,10 +142,10 @@ function pipeFor(headers: HeaderMap): TransformStream<Uint8Array, Uint8Array> {
  * Streams `body` to the client through a pipe whose end is observed, so the access log knows whether the
  * body was delivered. A client that goes away cancels the pipe, which cancels the backend's body.
  */
-function stream(request: ProxyRequest, body: ReadableStream<Uint8Array> | null, status: number, headers: HeaderMap): EdgeExchange {
-  if (body === null || request.method === 'HEAD' || NULL_BODY_STATUSES.has(status)) {
+function stream(call: EdgeCall, body: ReadableStream<Uint8Array> | null, status: number, headers: HeaderMap): EdgeExchange {
+  if (body === null || !hasBody(call.request.method, status)) {
     void body?.cancel().catch(() => undefined);
-    return { response: toResponse(request, status, headers, null), settled: Promise.resolve({ status }) };
+    return { response: toResponse(call, status, headers, null), settled: Promise.resolve({ status }) };
   }
   const pipe = pipeFor(headers);
   const settled = body.pipeTo(pipe.writable).then(
@@ -143,6 +153,6 @@ function stream(request: ProxyRequest, body: ReadableStream<Uint8Array> | null, 
     // The status line is gone: a truncated body is the only way left to signal the failure.
     (error: unknown): ExchangeResult => ({ status, error: error ?? new Error('The response stream was cancelled') }),
   );
-  return { response: toResponse(request, status, headers, pipe.readable), settled };
+  return { response: toResponse(call, status, headers, pipe.readable), settled };
 }
 

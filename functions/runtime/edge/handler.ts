@@ -4,6 +4,7 @@ import type { Gateway } from '../../core/gateway';
 import { errorResponse } from '../../core/responses';
 import { accessLogLine } from '../shared/access-log';
 import { openRecord } from '../shared/observe';
+import type { ZoneCompression } from '../shared/settings';
 import type { EdgeBindings } from './environment';
 import { execute } from './executor';
 import { clientBody, toProxyRequest } from './request';
@@ -19,6 +20,8 @@ export interface EdgeGateway {
   readonly gateway: Gateway;
   /** GATEWAY_IDLE_TIMEOUT_MS: how long a body the gateway collects may stop arriving. */
   readonly idleTimeoutMs: number;
+  /** EDGE_ZONE_COMPRESSION: which answers are marked `no-transform`. */
+  readonly zoneCompression: ZoneCompression;
 }
 
 /** Resolves the isolate's gateway (configuration, keys and caches live as long as the isolate). */
@@ -46,7 +49,7 @@ export function edgeHandler(load: EdgeGatewayLoader, log: (line: string) => void
       log(accessLogLine(proxyRequest, { status: failure.status }, record));
       return new Response(proxyRequest.method === 'HEAD' ? null : failure.body, { status: failure.status, headers: failure.headers });
     }
-    const exchange = await execute(edge.gateway, proxyRequest, () => request.body, undefined, edge.idleTimeoutMs, record);
+    const exchange = await execute(edge.gateway, proxyRequest, () => request.body, undefined, edge.idleTimeoutMs, record, edge.zoneCompression);
     // What the exchange left of the client's body is read and dropped before answering, up to the limit the
     // core drains on a refusal (a client still sending then always reads the answer); the rest after. A body
     // that stopped arriving is not waited for again.

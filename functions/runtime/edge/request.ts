@@ -1,7 +1,7 @@
 import type { ProxyRequest } from '../../core/http';
 import { newRequestId } from '../../core/responses';
 import { wireHeaders } from './headers';
-import { CLOUDFLARE_HEADERS } from './platform-headers';
+import { CLOUDFLARE_HEADERS, CLOUDFLARE_HEADERS_WITHOUT_CF } from './platform-headers';
 
 /**
  * The Worker translator: a fetch `Request` becomes the core's ProxyRequest.
@@ -15,15 +15,17 @@ import { CLOUDFLARE_HEADERS } from './platform-headers';
  */
 export function toProxyRequest(request: Request, body: () => ReadableStream<Uint8Array> = () => request.body ?? emptyBody()): ProxyRequest {
   const { rawPath, rawQuery } = requestTarget(request.url);
+  const acceptEncoding = clientAcceptEncoding(request);
   return {
     requestId: newRequestId(),
     method: request.method.toUpperCase(),
     rawPath,
     rawQuery,
-    headers: wireHeaders(request.headers, clientAcceptEncoding(request)),
+    headers: wireHeaders(request.headers, acceptEncoding),
     body,
     signal: request.signal,
-    platformHeaders: CLOUDFLARE_HEADERS,
+    // The listed values stand in for the client's only where the platform dropped it (platform-headers.ts).
+    platformHeaders: acceptEncoding === undefined ? CLOUDFLARE_HEADERS_WITHOUT_CF : CLOUDFLARE_HEADERS,
   };
 }
 

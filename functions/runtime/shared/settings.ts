@@ -55,11 +55,20 @@ export interface WebFunctionSettings {
   readonly parameterRegion?: string;
 }
 
+/**
+ * EDGE_ZONE_COMPRESSION: what the Cloudflare zone does on the worker's route. `default`: Cloudflare compresses
+ * the content types it lists. `disabled`: a Compression Rule ("Disable compression") turns that off there.
+ * It decides which answers the worker marks `no-transform` (runtime/edge/no-transform.ts).
+ */
+export type ZoneCompression = 'default' | 'disabled';
+
 export interface EdgeSettings {
   /** CONFIG_TOML when set (the whole configuration in a binding), else the configuration bundled at build time. */
   readonly configText: string;
   /** GATEWAY_IDLE_TIMEOUT_MS: how long a body the gateway collects may stop arriving. @default 120 000 */
   readonly idleTimeoutMs: number;
+  /** EDGE_ZONE_COMPRESSION. @default default */
+  readonly zoneCompression: ZoneCompression;
 }
 
 export { DEFAULT_IDLE_TIMEOUT_MS };
@@ -143,10 +152,15 @@ function httpEndpoint(value: string): ListenSettings | undefined {
   return match && port <= 65535 ? { host: match[1] ?? match[2], port } : undefined;
 }
 
-/** CONFIG_TOML, from a Worker's bindings, or `bundled` without it; GATEWAY_IDLE_TIMEOUT_MS. */
+/** CONFIG_TOML, from a Worker's bindings, or `bundled` without it; GATEWAY_IDLE_TIMEOUT_MS; EDGE_ZONE_COMPRESSION. */
 export function readEdgeSettings(env: Environment, bundled: string): EdgeSettings {
   const read = new Reader(env);
-  return read.done({ configText: read.text('CONFIG_TOML', () => true, '') ?? bundled, idleTimeoutMs: idleTimeout(read) });
+  const zone = read.text('EDGE_ZONE_COMPRESSION', (value) => value === 'default' || value === 'disabled', '"default" or "disabled"');
+  return read.done({
+    configText: read.text('CONFIG_TOML', () => true, '') ?? bundled,
+    idleTimeoutMs: idleTimeout(read),
+    zoneCompression: zone === 'disabled' ? 'disabled' : 'default',
+  });
 }
 
 function listen(read: Reader): ListenSettings {

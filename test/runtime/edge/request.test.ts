@@ -15,19 +15,27 @@ describe('edge request translator', () => {
     expect(await new Response(request.body()).text()).toBe('');
   });
 
-  it('GIVEN Cloudflare replaced Accept-Encoding THEN the core reads the value the client sent, kept in request.cf, and the platform table', () => {
-    const withCf = (cf: unknown, headers: Record<string, string>): Request => Object.assign(new Request('http://gw.example/b/k', { headers }), { cf });
+  const withCf = (cf: unknown, headers: Record<string, string>): Request => Object.assign(new Request('http://gw.example/b/k', { headers }), { cf });
+
+  it('GIVEN Cloudflare replaced Accept-Encoding THEN the core reads the value the client sent, kept in request.cf, and no listed value stands in for it', () => {
     const rclone = toProxyRequest(withCf({ clientAcceptEncoding: 'gzip' }, { 'accept-encoding': 'br, gzip' }));
     expect(rclone.headers.get('Accept-Encoding')).toBe('gzip');
     const seen: string[] = [];
     rclone.headers.forEach((value, name) => seen.push(`${name}: ${value}`));
     expect(seen).toEqual(['accept-encoding: gzip']);
-    expect(rclone.platformHeaders?.rewritten.get('accept-encoding')?.signedValues('br, gzip')).toContain('gzip');
+    // A client that sent `br, gzip` signed `br, gzip`: a signature over `gzip` is not its own.
+    const sentAsArrived = toProxyRequest(withCf({ clientAcceptEncoding: 'br, gzip' }, { 'accept-encoding': 'br, gzip' }));
+    expect(sentAsArrived.platformHeaders?.rewritten.get('accept-encoding')).toBeUndefined();
     // The client sent none: the core sees none.
     const none = toProxyRequest(withCf({ clientAcceptEncoding: '' }, { 'accept-encoding': 'br, gzip' }));
-    expect([none.headers.has('accept-encoding'), none.headers.get('accept-encoding')]).toEqual([false, null]);
-    // No cf (not on the platform): the header as it arrived.
-    expect(toProxyRequest(new Request('http://gw.example/b/k', { headers: { 'accept-encoding': 'br, gzip' } })).headers.get('accept-encoding')).toBe('br, gzip');
+    expect([none.headers.has('accept-encoding'), none.headers.get('accept-encoding'), none.platformHeaders?.rewritten.size]).toEqual([false, null, 0]);
+  });
+
+  it('GIVEN no cf value (the platform dropped the client\'s Accept-Encoding) THEN the header as it arrived, and the listed values the platform normalizes to it', () => {
+    const dropped = toProxyRequest(new Request('http://gw.example/b/k', { headers: { 'accept-encoding': 'br, gzip' } }));
+    expect(dropped.headers.get('accept-encoding')).toBe('br, gzip');
+    expect(dropped.platformHeaders?.rewritten.get('accept-encoding')?.signedValues('br, gzip')).toContain('gzip');
+    expect(toProxyRequest(withCf({}, { 'accept-encoding': 'br, gzip' })).platformHeaders?.rewritten.has('accept-encoding')).toBe(true);
   });
 });
 

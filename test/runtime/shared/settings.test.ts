@@ -124,6 +124,13 @@ describe('edge settings', () => {
     expect(configText({}, 'bundled')).toBe('bundled');
     expect(configText({ CONFIG_TOML: '' }, 'bundled')).toBe('bundled');
   });
+
+  it('GIVEN EDGE_ZONE_COMPRESSION THEN default or disabled; unset is default, anything else stops the start naming it', () => {
+    expect(readEdgeSettings({}, '').zoneCompression).toBe('default');
+    expect(readEdgeSettings({ EDGE_ZONE_COMPRESSION: 'disabled' }, '').zoneCompression).toBe('disabled');
+    expect(readEdgeSettings({ EDGE_ZONE_COMPRESSION: 'default' }, '').zoneCompression).toBe('default');
+    expect(refusal((env) => readEdgeSettings(env, ''), { EDGE_ZONE_COMPRESSION: 'off' })).toContain('EDGE_ZONE_COMPRESSION must be "default" or "disabled" (got "off")');
+  });
 });
 
 describe('the process environment', () => {
