@@ -2,8 +2,8 @@ import type { GcsBackend } from '../config/types';
 import type { Forward } from '../http';
 import { GcsJsonApi } from './gcs/json-api';
 import { GcsXmlApi } from './gcs/xml-api';
-import { refuseUnsupportedFeatures } from './translate';
-import type { BackendCall, ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
+import { deleteEach, refuseUnsupportedFeatures } from './translate';
+import type { BackendCall, DeleteBatch, DeleteOutcome, ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
 
 /**
  * A Google Cloud Storage bucket as a virtual bucket. Real GCS is spoken to through the XML API with V4
@@ -13,7 +13,10 @@ import type { BackendCall, ListPage, ListParams, ObjectRequest, ObjectStore, Sto
 export class GcsStore implements ObjectStore {
   private readonly api: GcsXmlApi | GcsJsonApi;
 
-  constructor(backend: GcsBackend, deps: StoreDeps) {
+  constructor(
+    backend: GcsBackend,
+    private readonly deps: StoreDeps,
+  ) {
     this.api = backend.api === 'json' ? new GcsJsonApi(backend, deps) : new GcsXmlApi(backend, deps);
   }
 
@@ -24,5 +27,13 @@ export class GcsStore implements ObjectStore {
 
   list(params: ListParams, call?: BackendCall): Promise<ListPage> {
     return this.api.list(params, call);
+  }
+
+  /**
+   * Key by key, each as its DeleteObject: the emulator has no batch, and the XML API's multi-object delete
+   * is new on GCS (older GCS refused it) and takes no conditions.
+   */
+  deleteObjects(batch: DeleteBatch, call?: BackendCall): Promise<DeleteOutcome> {
+    return deleteEach(this, this.deps.client, batch, call);
   }
 }
