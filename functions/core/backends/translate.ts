@@ -90,7 +90,7 @@ const UNSUPPORTED_PREFIXES = [
  *
  * @throws S3Error NotImplemented naming the header, or InvalidRequest for a read.
  */
-export function refuseUnsupportedFeatures(request: ObjectRequest): void {
+export function refuseUnsupportedFeatures(request: Pick<ObjectRequest, 'method' | 'headers'>): void {
   for (const name of Object.keys(request.headers)) {
     if (!UNSUPPORTED_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
     if (request.method === 'PUT') throw unsupportedHeader(name);
@@ -148,4 +148,20 @@ async function deleteOne(store: ObjectStore, client: StoreClient, entry: DeleteE
     if (err instanceof S3Error) return err;
     throw err;
   }
+}
+
+/** CopyObject's `x-amz-copy-source-if-*` as the read preconditions they are of the source (`if-*`). */
+export function copySourceConditions(headers: HeaderMap): HeaderMap {
+  const out: HeaderMap = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith(COPY_SOURCE_IF)) out[`if-${name.slice(COPY_SOURCE_IF.length)}`] = value;
+  }
+  return out;
+}
+
+const COPY_SOURCE_IF = 'x-amz-copy-source-if-';
+
+/** Whether a copy's `x-amz-metadata-directive` is REPLACE (checked by the handler: COPY or REPLACE). */
+export function replacesMetadata(headers: HeaderMap): boolean {
+  return headers['x-amz-metadata-directive'] === 'REPLACE';
 }
