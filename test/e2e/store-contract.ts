@@ -376,7 +376,7 @@ result = [kept['ETag'] == h1['ETag'], h1['Metadata'], h1['ContentType'], new['ET
     expect(out).toEqual([true, { old: 'kept' }, 'text/x-src', true, { new: 'yes' }, 'text/x-new', 'copied by boto3', true]);
   });
 
-  it('GIVEN copy-source conditions, a missing source, a copy onto itself or of a version THEN S3\'s errors', async () => {
+  it('GIVEN copy-source conditions, a missing source, an unknown directive or a copy onto itself THEN S3\'s errors', async () => {
     const { ETag } = await put('cond-copy/src.txt', 'conditional');
     const copy = (headers: Record<string, string>) =>
       rawRequest(fx.gw.endpoint, { method: 'PUT', target: `/${bucket}/cond-copy/dst.txt`, headers: { 'x-amz-copy-source': `/${bucket}/cond-copy/src.txt`, ...headers } }, ADMIN);
@@ -387,12 +387,10 @@ result = [kept['ETag'] == h1['ETag'], h1['Metadata'], h1['ContentType'], new['ET
       { 'x-amz-copy-source-if-unmodified-since': 'Mon, 01 Jan 2001 00:00:00 GMT' },
       { 'x-amz-copy-source-if-modified-since': new Date(Date.now() + 3600_000).toUTCString() },
       { 'x-amz-copy-source': `/${bucket}/cond-copy/missing.txt` },
-      { 'x-amz-copy-source': `/${bucket}/cond-copy/src.txt?versionId=1` },
       { 'x-amz-metadata-directive': 'MERGE' },
-      { 'x-amz-tagging-directive': 'REPLACE', 'x-amz-tagging': 'a=b' },
     ])).toEqual([
       [412, 'PreconditionFailed'], [412, 'PreconditionFailed'], [412, 'PreconditionFailed'], [412, 'PreconditionFailed'],
-      [404, 'NoSuchKey'], [501, 'NotImplemented'], [400, 'InvalidArgument'], [501, 'NotImplemented'],
+      [404, 'NoSuchKey'], [400, 'InvalidArgument'],
     ]);
     expect(await store.backendHas('cond-copy/dst.txt')).toBe(false);
     const matched = await copy({ 'x-amz-copy-source-if-match': ETag ?? '' });
@@ -415,21 +413,20 @@ result = [sorted(d['Key'] for d in r.get('Deleted', [])), r.get('Errors', [])]`,
     expect(await store.backendNames('py/del-')).toEqual([]);
   });
 
-  it('GIVEN entries with an ETag, a version or in Quiet mode THEN each key gets DeleteObject\'s answer on this store', async () => {
+  it('GIVEN entries with an ETag in Quiet mode THEN each key gets DeleteObject\'s answer on this store, and only errors are reported', async () => {
     const { ETag } = await put('cond-del/right.txt', 'right');
     await put('cond-del/stale.txt', 'stale');
     const { body, headers } = deleteBody(
       `<Object><Key>cond-del/right.txt</Key><ETag>${ETag}</ETag></Object>` +
         `<Object><Key>cond-del/stale.txt</Key><ETag>${store.staleEtag}</ETag></Object>` +
-        '<Object><Key>cond-del/gone.txt</Key><ETag>"abc"</ETag></Object>' +
-        '<Object><Key>cond-del/stale.txt</Key><VersionId>v1</VersionId></Object>',
+        '<Object><Key>cond-del/gone.txt</Key><ETag>"abc"</ETag></Object>',
       true,
     );
     const res = await rawRequest(fx.gw.endpoint, { method: 'POST', target: `/${bucket}?delete`, headers, body }, ADMIN);
     expect(res.status).toBe(200);
     expect(res.body).not.toContain('<Deleted>');
-    const errors = [...res.body.matchAll(/<Error><Key>([^<]*)<\/Key>(?:<VersionId>[^<]*<\/VersionId>)?<Code>([^<]*)<\/Code>/g)].map((m) => [m[1], m[2]]);
-    expect(errors).toEqual([['cond-del/stale.txt', 'PreconditionFailed'], ['cond-del/gone.txt', 'NoSuchKey'], ['cond-del/stale.txt', 'NotImplemented']]);
+    const errors = [...res.body.matchAll(/<Error><Key>([^<]*)<\/Key><Code>([^<]*)<\/Code>/g)].map((m) => [m[1], m[2]]);
+    expect(errors).toEqual([['cond-del/stale.txt', 'PreconditionFailed'], ['cond-del/gone.txt', 'NoSuchKey']]);
     expect(await store.backendNames('cond-del/')).toEqual(['cond-del/stale.txt']);
   });
 }

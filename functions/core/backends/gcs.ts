@@ -42,7 +42,7 @@ export class GcsStore implements ObjectStore {
    * CopyObject within one GCS endpoint and API, signed (on the XML API) by the same service account, which
    * must be able to read the source: anything else is NotImplemented.
    */
-  copyObject(request: CopyRequest, call?: BackendCall): Promise<CopyResult> {
+  async copyObject(request: CopyRequest, call?: BackendCall): Promise<CopyResult> {
     const from = request.source.backend;
     const sameAccount = (a?: GcsBackend['serviceAccount'], b?: GcsBackend['serviceAccount']): boolean => a?.clientEmail === b?.clientEmail;
     if (from.type !== 'gcs' || from.endpoint !== this.backend.endpoint || from.api !== this.backend.api || !sameAccount(from.serviceAccount, this.backend.serviceAccount)) {
