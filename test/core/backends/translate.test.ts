@@ -11,8 +11,8 @@ import { errorResponse } from '../../../functions/core/responses';
  */
 const batch = (entries: DeleteEntry[]): DeleteBatch => ({ entries, quiet: false, headers: {}, checksums: [], requestId: 'r1', resource: '/b?delete' });
 
-/** A store whose DELETE of `key` answers `statuses[key]` (204 by default) or throws `throws[key]`. */
-function tableStore(statuses: Record<string, number>, throws: Record<string, S3Error>, asked: ObjectRequest[]): ObjectStore {
+/** A store whose DeleteObject of a key throws `throws[key]`, or is a Forward reading the client's status. */
+function tableStore(throws: Record<string, S3Error>, asked: ObjectRequest[]): ObjectStore {
   return {
     list: () => Promise.reject(new Error('unused')),
     deleteObjects: () => Promise.reject(new Error('unused')),
@@ -48,7 +48,7 @@ describe('deleteEach: DeleteObjects key by key', () => {
     const asked: ObjectRequest[] = [];
     const sent: BackendRequest[] = [];
     const inFlight = { now: 0, max: 0 };
-    const out = await deleteEach(tableStore({}, {}, asked), slowClient({}, sent, inFlight), batch(keys.map((key) => ({ key }))));
+    const out = await deleteEach(tableStore({}, asked), slowClient({}, sent, inFlight), batch(keys.map((key) => ({ key }))));
     expect(inFlight.max).toBe(DELETE_CONCURRENCY);
     expect(sent).toHaveLength(40);
     expect(out).toEqual({ deleted: keys.map((Key) => ({ Key })), errors: [] });
@@ -59,7 +59,7 @@ describe('deleteEach: DeleteObjects key by key', () => {
     const statuses = { stale: 412, busy: 503 };
     const throws = { 'no\\such': new S3Error('InvalidArgument', 'An Azure backend cannot store a key holding "\\"') };
     const out = await deleteEach(
-      tableStore(statuses, throws, asked),
+      tableStore(throws, asked),
       slowClient(statuses, [], { now: 0, max: 0 }),
       batch([{ key: 'ok', etag: '"e1"' }, { key: 'stale', etag: '"e2"' }, { key: 'busy' }, { key: 'no\\such' }]),
     );
@@ -75,7 +75,7 @@ describe('deleteEach: DeleteObjects key by key', () => {
 
   it('GIVEN an entry naming a version THEN NotImplemented for it alone, and nothing is asked of the store for it', async () => {
     const asked: ObjectRequest[] = [];
-    const out = await deleteEach(tableStore({}, {}, asked), slowClient({}, [], { now: 0, max: 0 }), batch([{ key: 'a', versionId: 'v1' }, { key: 'b' }]));
+    const out = await deleteEach(tableStore({}, asked), slowClient({}, [], { now: 0, max: 0 }), batch([{ key: 'a', versionId: 'v1' }, { key: 'b' }]));
     expect(asked.map((r) => r.key)).toEqual(['b']);
     expect(out.deleted).toEqual([{ Key: 'b' }]);
     expect(out.errors).toEqual([{ Key: 'a', VersionId: 'v1', Code: 'NotImplemented', Message: 'Version-scoped deletes on this backend is not implemented by this gateway' }]);
@@ -85,6 +85,6 @@ describe('deleteEach: DeleteObjects key by key', () => {
     const failing: StoreClient = async () => {
       throw new DOMException('aborted', 'AbortError');
     };
-    await expect(deleteEach(tableStore({}, {}, []), failing, batch([{ key: 'a' }]))).rejects.toThrow('aborted');
+    await expect(deleteEach(tableStore({}, []), failing, batch([{ key: 'a' }]))).rejects.toThrow('aborted');
   });
 });
