@@ -225,7 +225,7 @@ export class AzureStore implements ObjectStore {
     const url = `${this.containerUrl()}/${encodeKey(blob)}`;
     const sourceUrl = `${source.containerUrl()}/${encodeKey(sourceBlob)}`;
     // A copy onto itself (REPLACE: the handler refused it otherwise) only sets what it replaces.
-    if (sourceUrl !== url) await this.copyBlob(url, sourceUrl, head.get('etag') ?? '', blob, call);
+    if (sourceUrl !== url) await this.copyBlob(url, sourceUrl, head.get('etag'), blob, call);
 
     if (replacesMetadata(request.headers)) {
       const metadata: HeaderMap = { 'content-length': '0' };
@@ -247,8 +247,10 @@ export class AzureStore implements ObjectStore {
   }
 
   /** Copy Blob of `sourceUrl` (pinned to `etag`) onto `url`, waited for when Azure runs it asynchronously. */
-  private async copyBlob(url: string, sourceUrl: string, etag: string, blob: string, call: BackendCall): Promise<void> {
-    const copied = await this.send('PUT', url, call, { 'content-length': '0', 'x-ms-copy-source': sourceUrl, 'x-ms-source-if-match': etag });
+  private async copyBlob(url: string, sourceUrl: string, etag: string | null, blob: string, call: BackendCall): Promise<void> {
+    const headers: HeaderMap = { 'content-length': '0', 'x-ms-copy-source': sourceUrl };
+    if (etag !== null) headers['x-ms-source-if-match'] = etag;
+    const copied = await this.send('PUT', url, call, headers);
     await checked(copied);
     let status = copied.headers.get('x-ms-copy-status');
     for (let wait = 100; status === 'pending'; wait = Math.min(wait * 2, 2000)) {

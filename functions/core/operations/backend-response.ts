@@ -32,7 +32,6 @@ export function backendErrorResponse(ctx: BucketContext, response: BackendRespon
   return s3StoreOf(ctx, ctx.request.method).errorResponse(response.status, response.headers, body, ctx.requestId, ctx.request.rawPath);
 }
 
-
 /** A parsed element with children. */
 export type XmlElement = Exclude<ParsedXml, string>;
 

@@ -28,8 +28,6 @@ export const MAX_DELETE_KEYS = 1000;
 /** Bound on the collected body: 1000 typical keys need far less; a larger document is refused as MalformedXML. */
 export const MAX_DELETE_BODY_BYTES = 2 * 1024 * 1024;
 
-export type { DeleteEntry } from '../backends/store';
-
 interface DeleteRequest {
   readonly quiet: boolean;
   readonly entries: readonly DeleteEntry[];
@@ -122,6 +120,5 @@ async function run(ctx: BucketContext, mayDelete: EntryAuthorizer, body: Uint8Ar
   );
   if ('status' in outcome) return outcome;
   // Quiet: only errors are reported (an S3 backend has left its deletions out already).
-  const deleted = request.quiet ? [] : [...outcome.deleted];
-  return documentResponse('DeleteResult', { Deleted: deleted, Error: [...outcome.errors, ...denied] }, ctx.requestId, outcome.headers);
+  return documentResponse('DeleteResult', { Deleted: request.quiet ? [] : [...outcome.deleted], Error: [...outcome.errors, ...denied] }, ctx.requestId, outcome.headers);
 }
