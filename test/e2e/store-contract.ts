@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { awsCli, boto3, jsClient } from '../support/clients';
+import { awsCli, boto3, jsClient, s3cmd } from '../support/clients';
 import { expectedCliCopy, reportedCacheControl, reportedLength, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, LIST_KEYS, RANGE_BODY, codeOf, readText } from './fixtures';
@@ -310,8 +310,9 @@ function listingSpecs(store: StoreUnderTest, fx: StoreGateway): void {
 }
 
 /**
- * What `aws s3 rm --recursive`, `sync --delete`, `mv` and bucket-to-bucket `cp` send: DeleteObjects and
- * CopyObject, which these stores serve key by key and with their own copies (docs/backends.md).
+ * What tools send to empty, mirror, move and copy: aws-cli's `rm --recursive` and `sync --delete` delete key
+ * by key, s3cmd's `del --recursive` and the SDKs' batch deletes send DeleteObjects, `mv` and bucket-to-bucket
+ * `cp` send CopyObject, which these stores serve key by key and with their own copies (docs/backends.md).
  */
 function copyDeleteSpecs(store: StoreUnderTest, fx: StoreGateway): void {
   const { bucket, tenantBucket } = store;
@@ -328,6 +329,15 @@ function copyDeleteSpecs(store: StoreUnderTest, fx: StoreGateway): void {
     const removed = await cli(['s3', 'rm', '--recursive', `s3://${bucket}/rm/`]);
     expect([removed.code, removed.stderr]).toEqual([0, '']);
     expect(await store.backendNames('rm')).toEqual(['rm-kept.txt']);
+  });
+
+  it('GIVEN a small tree WHEN s3cmd deletes it recursively (one DeleteObjects) THEN none of it is left, and the rest is', async () => {
+    const keys = ['s3cmd-rm/a.txt', 's3cmd-rm/b/c.txt', 's3cmd-rm/b/d e&f.txt'];
+    await Promise.all([...keys, 's3cmd-rm-kept.txt'].map((key) => put(key, `body of ${key}`)));
+    const removed = await s3cmd(fx.gw.endpoint, ADMIN, ['del', '--recursive', `s3://${bucket}/s3cmd-rm/`]);
+    expect([removed.code, removed.stderr]).toEqual([0, '']);
+    expect(removed.stdout.match(/delete: /g)).toHaveLength(3);
+    expect(await store.backendNames('s3cmd-rm')).toEqual(['s3cmd-rm-kept.txt']);
   });
 
   it('GIVEN a bucket holding what a folder lacks WHEN aws-cli syncs it with --delete THEN the bucket holds the folder', async () => {
