@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 /**
  * The real clients the suites drive: aws-cli (both generations on the machine), boto3 (both generations),
- * the JS SDK v3, rclone, restic, s3cmd and curl. A missing client fails the test loudly with the package to install.
+ * the JS SDK v3, rclone, restic and curl. A missing client fails the test loudly with the package to install.
  */
 export interface Keys {
   readonly accessKeyId: string;
