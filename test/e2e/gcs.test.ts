@@ -57,12 +57,11 @@ describe.each(TRANSPORT_RUNTIMES)('a GCS backend (storage emulator, JSON API) th
     fx,
   );
 
-  it('multipart uploads, CopyObject, DeleteObjects and version-scoped reads are 501 NotImplemented', async () => {
+  it('multipart uploads, part copies and version-scoped reads are 501 NotImplemented', async () => {
     for (const [method, target, headers] of [
       ['POST', '/gcs/big.bin?uploads', {}],
       ['PUT', '/gcs/big.bin?partNumber=1&uploadId=abc', {}],
-      ['PUT', '/gcs/copy.txt', { 'x-amz-copy-source': '/gcs/range.bin' }],
-      ['POST', '/gcs?delete', {}],
+      ['PUT', '/gcs/part.bin?partNumber=1&uploadId=abc', { 'x-amz-copy-source': '/gcs/range.bin' }],
       ['GET', '/gcs/range.bin?versionId=1', {}],
       ['GET', '/gcs/range.bin?attributes&versionId=1', { 'x-amz-object-attributes': 'ETag' }],
     ] as const) {

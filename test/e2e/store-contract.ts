@@ -6,14 +6,15 @@ import {
   ListObjectsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
+  type PutObjectCommandInput,
   type S3Client,
   paginateListObjectsV2,
 } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { awsCli, boto3, jsClient } from '../support/clients';
+import { awsCli, boto3, jsClient, s3cmd } from '../support/clients';
 import { expectedCliCopy, reportedCacheControl, reportedLength, startGateway, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, LIST_KEYS, RANGE_BODY, codeOf, readText } from './fixtures';
@@ -80,6 +81,7 @@ export function useStoreGateway(runtime: RuntimeName, options: () => { config: s
 export function describeStoreContract(store: StoreUnderTest, fx: StoreGateway): void {
   describe('PutObject, GetObject, HeadObject, DeleteObject (the store contract)', () => objectSpecs(store, fx));
   describe('ListObjects (the store contract)', () => listingSpecs(store, fx));
+  describe('DeleteObjects and CopyObject (the store contract)', () => copyDeleteSpecs(store, fx));
 }
 
 function objectSpecs(store: StoreUnderTest, fx: StoreGateway): void {
@@ -310,5 +312,137 @@ function listingSpecs(store: StoreUnderTest, fx: StoreGateway): void {
     expect(await readText(fx.s3, tenant, 'sub/doc2.txt')).toBe('doc2');
     await fx.s3.send(new PutObjectCommand({ Bucket: tenant, Key: 'new.txt', Body: 'n' }));
     expect(await store.backendHas('tenant-a/new.txt')).toBe(true);
+  });
+}
+
+/**
+ * What tools send to empty, mirror, move and copy: aws-cli's `rm --recursive` and `sync --delete` delete key
+ * by key, s3cmd's `del --recursive` and the SDKs' batch deletes send DeleteObjects, `mv` and bucket-to-bucket
+ * `cp` send CopyObject, which these stores serve key by key and with their own copies (docs/backends.md).
+ */
+function copyDeleteSpecs(store: StoreUnderTest, fx: StoreGateway): void {
+  const { bucket, tenantBucket } = store;
+  const put = (Key: string, Body: string, extra: Partial<PutObjectCommandInput> = {}) => fx.s3.send(new PutObjectCommand({ Bucket: bucket, Key, Body, ...extra }));
+  const cli = (args: readonly string[]) => awsCli('v2', fx.gw.endpoint, ADMIN, args);
+  const deleteBody = (objects: string, quiet = false): { body: string; headers: Record<string, string> } => {
+    const body = `<Delete>${quiet ? '<Quiet>true</Quiet>' : ''}${objects}</Delete>`;
+    return { body, headers: { 'content-md5': createHash('md5').update(body).digest('base64') } };
+  };
+
+  it('GIVEN a small tree WHEN aws-cli removes it recursively THEN none of it is left, and the rest is', async () => {
+    const keys = ['rm/a.txt', 'rm/b/c.txt', 'rm/b/d e&f.txt', ...Array.from({ length: 12 }, (_, i) => `rm/many/${i}.txt`)];
+    await Promise.all([...keys, 'rm-kept.txt'].map((key) => put(key, `body of ${key}`)));
+    const removed = await cli(['s3', 'rm', '--recursive', `s3://${bucket}/rm/`]);
+    expect([removed.code, removed.stderr]).toEqual([0, '']);
+    expect(await store.backendNames('rm')).toEqual(['rm-kept.txt']);
+  });
+
+  it('GIVEN a small tree WHEN s3cmd deletes it recursively (one DeleteObjects) THEN none of it is left, and the rest is', async () => {
+    const keys = ['s3cmd-rm/a.txt', 's3cmd-rm/b/c.txt', 's3cmd-rm/b/d e&f.txt'];
+    await Promise.all([...keys, 's3cmd-rm-kept.txt'].map((key) => put(key, `body of ${key}`)));
+    const removed = await s3cmd(fx.gw.endpoint, ADMIN, ['del', '--recursive', `s3://${bucket}/s3cmd-rm/`]);
+    expect([removed.code, removed.stderr]).toEqual([0, '']);
+    expect(removed.stdout.match(/delete: /g)).toHaveLength(3);
+    expect(await store.backendNames('s3cmd-rm')).toEqual(['s3cmd-rm-kept.txt']);
+  });
+
+  it('GIVEN a bucket holding what a folder lacks WHEN aws-cli syncs it with --delete THEN the bucket holds the folder', async () => {
+    await put('sync/old.txt', 'old');
+    await put('sync/sub/older.txt', 'older');
+    const dir = mkdtempSync(join(tmpdir(), `${bucket}-sync-`));
+    try {
+      mkdirSync(join(dir, 'sub'));
+      writeFileSync(join(dir, 'new.txt'), 'new');
+      writeFileSync(join(dir, 'sub', 'newer.txt'), 'newer');
+      const synced = await cli(['s3', 'sync', '--delete', dir, `s3://${bucket}/sync/`]);
+      expect([synced.code, synced.stderr]).toEqual([0, '']);
+      expect((await store.backendNames('sync/')).sort()).toEqual(['sync/new.txt', 'sync/sub/newer.txt']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('GIVEN an object WHEN aws-cli moves it and copies it to another bucket THEN body, type and metadata go with it', async () => {
+    await put('mv/src.txt', 'moving body', { ContentType: 'text/x-moved', Metadata: { who: 'mover' } });
+    const moved = await cli(['s3', 'mv', `s3://${bucket}/mv/src.txt`, `s3://${bucket}/mv/dst.txt`]);
+    expect([moved.code, moved.stderr]).toEqual([0, '']);
+    expect(await store.backendNames('mv/')).toEqual(['mv/dst.txt']);
+    const copied = await cli(['s3', 'cp', `s3://${bucket}/mv/dst.txt`, `s3://${tenantBucket}/copied.txt`]);
+    expect([copied.code, copied.stderr]).toEqual([0, '']);
+    expect(await store.backendHas('tenant-a/copied.txt')).toBe(true);
+    const head = await fx.s3.send(new HeadObjectCommand({ Bucket: tenantBucket, Key: 'copied.txt' }));
+    expect([head.ContentType, head.Metadata]).toEqual(['text/x-moved', { who: 'mover' }]);
+    expect(await readText(fx.s3, tenantBucket, 'copied.txt')).toBe('moving body');
+  });
+
+  it('GIVEN an object WHEN boto3 copies it (COPY, then REPLACE) THEN the result names the ETag HEAD gives, and the metadata follows the directive', async () => {
+    await put('py/copy-src.txt', 'copied by boto3', { ContentType: 'text/x-src', Metadata: { old: 'kept' } });
+    const out = (await boto3(
+      'boto3-new',
+      fx.gw.endpoint,
+      ADMIN,
+      `src = {'Bucket': '${bucket}', 'Key': 'py/copy-src.txt'}
+kept = s3.copy_object(Bucket='${bucket}', Key='py/copy-kept.txt', CopySource=src)['CopyObjectResult']
+h1 = s3.head_object(Bucket='${bucket}', Key='py/copy-kept.txt')
+new = s3.copy_object(Bucket='${bucket}', Key='py/copy-new.txt', CopySource=src, MetadataDirective='REPLACE', Metadata={'new': 'yes'}, ContentType='text/x-new')['CopyObjectResult']
+h2 = s3.head_object(Bucket='${bucket}', Key='py/copy-new.txt')
+body = s3.get_object(Bucket='${bucket}', Key='py/copy-new.txt')['Body'].read().decode()
+result = [kept['ETag'] == h1['ETag'], h1['Metadata'], h1['ContentType'], new['ETag'] == h2['ETag'], h2['Metadata'], h2['ContentType'], body, 'LastModified' in new]`,
+    )) as unknown[];
+    expect(out).toEqual([true, { old: 'kept' }, 'text/x-src', true, { new: 'yes' }, 'text/x-new', 'copied by boto3', true]);
+  });
+
+  it('GIVEN copy-source conditions, a missing source, an unknown directive or a copy onto itself THEN S3\'s errors', async () => {
+    const { ETag } = await put('cond-copy/src.txt', 'conditional');
+    const copy = (headers: Record<string, string>) =>
+      rawRequest(fx.gw.endpoint, { method: 'PUT', target: `/${bucket}/cond-copy/dst.txt`, headers: { 'x-amz-copy-source': `/${bucket}/cond-copy/src.txt`, ...headers } }, ADMIN);
+    const answers = async (cases: Record<string, string>[]) => Promise.all(cases.map(async (headers) => { const res = await copy(headers); return [res.status, errorCode(res.body) ?? '']; }));
+    expect(await answers([
+      { 'x-amz-copy-source-if-match': store.staleEtag },
+      { 'x-amz-copy-source-if-none-match': ETag ?? '' },
+      { 'x-amz-copy-source-if-unmodified-since': 'Mon, 01 Jan 2001 00:00:00 GMT' },
+      { 'x-amz-copy-source-if-modified-since': new Date(Date.now() + 3600_000).toUTCString() },
+      { 'x-amz-copy-source': `/${bucket}/cond-copy/missing.txt` },
+      { 'x-amz-metadata-directive': 'MERGE' },
+    ])).toEqual([
+      [412, 'PreconditionFailed'], [412, 'PreconditionFailed'], [412, 'PreconditionFailed'], [412, 'PreconditionFailed'],
+      [404, 'NoSuchKey'], [400, 'InvalidArgument'],
+    ]);
+    expect(await store.backendHas('cond-copy/dst.txt')).toBe(false);
+    const matched = await copy({ 'x-amz-copy-source-if-match': ETag ?? '' });
+    expect(matched.status).toBe(200);
+    expect(matched.body).toMatch(/<CopyObjectResult xmlns="http:\/\/s3.amazonaws.com\/doc\/2006-03-01\/"><LastModified>\d{4}-.+Z<\/LastModified><ETag>&quot;.+&quot;<\/ETag><\/CopyObjectResult>/);
+    const itself = await rawRequest(fx.gw.endpoint, { method: 'PUT', target: `/${bucket}/cond-copy/src.txt`, headers: { 'x-amz-copy-source': `/${bucket}/cond-copy/src.txt` } }, ADMIN);
+    expect([itself.status, errorCode(itself.body)]).toEqual([400, 'InvalidRequest']);
+  });
+
+  it('GIVEN keys to delete WHEN boto3 deletes them in one request THEN each is reported, a missing one as deleted', async () => {
+    await Promise.all(['py/del-1.txt', 'py/del-2.txt'].map((key) => put(key, key)));
+    const out = await boto3(
+      'boto3-new',
+      fx.gw.endpoint,
+      ADMIN,
+      `r = s3.delete_objects(Bucket='${bucket}', Delete={'Objects': [{'Key': 'py/del-1.txt'}, {'Key': 'py/del-2.txt'}, {'Key': 'py/never.txt'}]})
+result = [sorted(d['Key'] for d in r.get('Deleted', [])), r.get('Errors', [])]`,
+    );
+    expect(out).toEqual([['py/del-1.txt', 'py/del-2.txt', 'py/never.txt'], []]);
+    expect(await store.backendNames('py/del-')).toEqual([]);
+  });
+
+  it('GIVEN entries with an ETag in Quiet mode THEN each key gets DeleteObject\'s answer on this store, and only errors are reported', async () => {
+    const { ETag } = await put('cond-del/right.txt', 'right');
+    await put('cond-del/stale.txt', 'stale');
+    const { body, headers } = deleteBody(
+      `<Object><Key>cond-del/right.txt</Key><ETag>${ETag}</ETag></Object>` +
+        `<Object><Key>cond-del/stale.txt</Key><ETag>${store.staleEtag}</ETag></Object>` +
+        '<Object><Key>cond-del/gone.txt</Key><ETag>"abc"</ETag></Object>',
+      true,
+    );
+    const res = await rawRequest(fx.gw.endpoint, { method: 'POST', target: `/${bucket}?delete`, headers, body }, ADMIN);
+    expect(res.status).toBe(200);
+    expect(res.body).not.toContain('<Deleted>');
+    const errors = [...res.body.matchAll(/<Error><Key>([^<]*)<\/Key><Code>([^<]*)<\/Code>/g)].map((m) => [m[1], m[2]]);
+    expect(errors).toEqual([['cond-del/stale.txt', 'PreconditionFailed'], ['cond-del/gone.txt', 'NoSuchKey']]);
+    expect(await store.backendNames('cond-del/')).toEqual(['cond-del/stale.txt']);
   });
 }

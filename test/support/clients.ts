@@ -1,5 +1,8 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * The real clients the suites drive: aws-cli (both generations on the machine), boto3 (both generations),
@@ -222,4 +225,24 @@ export function restic(endpoint: string, keys: Keys, path: string, password: str
 export function curlSigned(keys: Keys, args: readonly string[]): Promise<Run> {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
   return run('curl', ['-s', '--aws-sigv4', 'aws:amz:us-east-1:s3', '--user', `${keys.accessKeyId}:${keys.secretAccessKey}`, ...args], env, 'apt-get install curl');
+}
+
+/**
+ * s3cmd against the gateway, path-style, SigV4, from a configuration file of its own (written to a fresh
+ * directory, removed afterwards).
+ */
+export async function s3cmd(endpoint: string, keys: Keys, args: readonly string[]): Promise<Run> {
+  const host = new URL(endpoint).host;
+  const dir = mkdtempSync(join(tmpdir(), 's3cmd-'));
+  try {
+    const config = join(dir, 's3cmd.cfg');
+    writeFileSync(
+      config,
+      ['[default]', `access_key = ${keys.accessKeyId}`, `secret_key = ${keys.secretAccessKey}`, `host_base = ${host}`, `host_bucket = ${host}`,
+        'use_https = False', 'signature_v2 = False', 'bucket_location = us-east-1', ''].join('\n'),
+    );
+    return await run('s3cmd', ['-c', config, ...args], { PATH: process.env.PATH, HOME: process.env.HOME }, 'apt-get install s3cmd');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

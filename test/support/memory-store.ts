@@ -10,6 +10,7 @@ export function memoryStore(keys: readonly string[], calls: ListParams[], option
   const sorted = [...keys].sort(compareKeys);
   return {
     forwardObject: () => Promise.reject(new Error('not used')),
+    deleteObjects: () => Promise.reject(new Error('not used')),
     list: async (params: ListParams): Promise<ListPage> => {
       calls.push(params);
       const after = params.continuationToken?.replace(/^k:/, '') ?? params.marker ?? params.startAfter;

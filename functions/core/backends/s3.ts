@@ -1,18 +1,23 @@
 import type { S3Backend } from '../config/types';
-import { backendDocument } from '../streams';
+import { backendBytes, backendDocument } from '../streams';
 import { S3Error, isS3ErrorCode, s3Message } from '../errors';
 import type { BackendResponse, Forward, HeaderMap, ProxyResponse, ReadonlyHeaders } from '../http';
 import { encodeKey } from '../keys';
 import { parseRange, unsatisfiedRange } from '../range';
 import { sha256Hex } from '../bytes';
-import { withErrorCode, xmlResponse } from '../responses';
+import { base64Digest } from '../checksums';
+import { S3_XMLNS, withErrorCode, xmlResponse } from '../responses';
 import { EMPTY_SHA256, UNSIGNED_PAYLOAD, signRequest } from '../sigv4';
-import { buildXml, childOf, parseXml, textOf, type XmlNode } from '../xml';
+import { buildXml, childOf, listOf, parseXml, textOf, type ParsedXml, type XmlNode } from '../xml';
 import { relativeKey } from '../listing/paging';
 import { readS3ListingBody } from '../listing/s3-page';
 import {
+  documentHeaders,
   passThroughHeaders,
   type BackendCall,
+  type DeleteBatch,
+  type DeleteOutcome,
+  type DeleteResultEntry,
   type ListPage,
   type ListParams,
   type ObjectRequest,
@@ -139,6 +144,36 @@ export class S3Store implements ObjectStore {
   }
 
   /**
+   * DeleteObjects as one batch request: the entries re-serialized under `backend_prefix`, with a Content-MD5
+   * (and the client's checksum algorithm, if it used one) computed for that new body, and the backend's
+   * DeleteResult mapped back into the virtual key space. Its error, also one inside a 200, is rewritten.
+   */
+  async deleteObjects(batch: DeleteBatch, call?: BackendCall): Promise<DeleteOutcome | ProxyResponse> {
+    const objects = batch.entries.map((entry) => ({ Key: this.backendKey(entry.key), VersionId: entry.versionId, ETag: entry.etag }));
+    const body = new TextEncoder().encode(buildXml('Delete', { Quiet: batch.quiet ? 'true' : undefined, Object: objects }, S3_XMLNS));
+    const headers: HeaderMap = { ...batch.headers, 'content-type': 'application/xml', 'content-md5': base64Digest('md5', body) };
+    for (const algorithm of batch.checksums) headers[`x-amz-checksum-${algorithm}`] = base64Digest(algorithm, body);
+    const response = await this.send({ method: 'POST', query: { delete: '' }, headers, body }, call);
+    const answer = await backendBytes(response.body);
+    const doc = parseXml(new TextDecoder().decode(answer));
+    const result = response.status === 200 ? childOf(doc, 'DeleteResult') : undefined;
+    if (result === undefined) {
+      if (response.status !== 200 || childOf(doc, 'Error') !== undefined) return this.errorResponse(response.status, response.headers, answer, batch.requestId, batch.resource);
+      // s3rver answers unknown sub-resources with a listing: never a misleading success.
+      throw new S3Error('BadGateway', 'The backend did not answer with DeleteResult');
+    }
+    const mapped = (name: 'Deleted' | 'Error'): DeleteResultEntry[] =>
+      listOf(result, name).flatMap((entry) => {
+        const fields = textFields(entry);
+        const key = this.virtualKey(fields.Key ?? '');
+        // A per-key error message that names the backend bucket or prefix is not the client's to read.
+        if (fields.Message !== undefined) fields.Message = this.message(fields.Code ?? 'an error', fields.Message);
+        return key === undefined ? [] : [Object.assign(fields, { Key: key })];
+      });
+    return { deleted: mapped('Deleted'), errors: mapped('Error'), headers: documentHeaders(response) };
+  }
+
+  /**
    * A listing page. Positions are keys (V2 `start-after`, V1 `marker`), which S3 resumes from as cheaply as
    * from its own token, so no backend token is asked for or handed out; owners are never asked for.
    */
@@ -221,6 +256,16 @@ export function backendError(status: number, body: string): S3Error {
   if (code && isS3ErrorCode(code)) return new S3Error(code, message);
   if (status === 503) return new S3Error('ServiceUnavailable', message);
   return new S3Error('BadGateway', `The backend answered ${status}${code ? ` ${code}` : ''}`);
+}
+
+/** The text children of a parsed `<Deleted>` or `<Error>` entry (an empty `<DeleteResult/>` parses as text). */
+function textFields(entry: ParsedXml): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof entry === 'string') return out;
+  for (const [name, value] of Object.entries(entry)) {
+    if (name !== '#text' && typeof value === 'string') out[name] = value;
+  }
+  return out;
 }
 
 function queryString(query: Readonly<Record<string, string>> | undefined): string {

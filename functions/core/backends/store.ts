@@ -1,5 +1,6 @@
-import type { StaticKeys } from '../config/types';
-import type { BackendRequest, BackendResponse, Forward, HeaderMap, ReadonlyHeaders } from '../http';
+import type { ChecksumAlgorithm } from '../checksums';
+import type { BackendConfig, StaticKeys } from '../config/types';
+import type { BackendRequest, BackendResponse, Forward, HeaderMap, ProxyResponse, ReadonlyHeaders } from '../http';
 import type { TraceContext } from '../observability/trace';
 
 /**
@@ -23,6 +24,62 @@ export interface ObjectStore {
   forwardObject(request: ObjectRequest): Promise<Forward>;
   /** One page of a listing, in S3 terms with the backend prefix already stripped. */
   list(params: ListParams, call?: BackendCall): Promise<ListPage>;
+  /**
+   * DeleteObjects' entries, each already authorized: every entry's outcome in S3 terms, or the response to
+   * give when the whole request failed. S3 stores send one batch request; the others delete key by key.
+   */
+  deleteObjects(batch: DeleteBatch, call?: BackendCall): Promise<DeleteOutcome | ProxyResponse>;
+  /**
+   * CopyObject within the store, for stores that are not S3 (an S3 backend performs S3's own copy,
+   * operations/copy-object.ts). Absent: the store cannot copy.
+   */
+  copyObject?(request: CopyRequest, call?: BackendCall): Promise<CopyResult>;
+}
+
+/** One `<Object>` of a DeleteObjects request: a key, the version it names, and the ETag it must have. */
+export interface DeleteEntry {
+  readonly key: string;
+  readonly versionId?: string;
+  readonly etag?: string;
+}
+
+export interface DeleteBatch {
+  readonly entries: readonly DeleteEntry[];
+  readonly quiet: boolean;
+  /** What an S3 batch request carries on (the governance bypass); names lower-case. */
+  readonly headers: HeaderMap;
+  /** The algorithms of the client's checksums (not MD5): an S3 batch gets them again, over its own body. */
+  readonly checksums: readonly ChecksumAlgorithm[];
+  readonly requestId: string;
+  /** The client's path, for an error of the whole request. */
+  readonly resource: string;
+}
+
+/** A `<Deleted>` or `<Error>` entry of S3's DeleteResult, by element name (`Key`, `VersionId`, `Code`…). */
+export type DeleteResultEntry = Record<string, string>;
+
+export interface DeleteOutcome {
+  readonly deleted: readonly DeleteResultEntry[];
+  readonly errors: readonly DeleteResultEntry[];
+  /** Backend headers worth keeping on the answer. */
+  readonly headers?: Record<string, string>;
+}
+
+/** A CopyObject the store performs: its source (authorized by the caller) and the destination key. */
+export interface CopyRequest {
+  /** The source bucket's backend and its key there (virtual: `backend_prefix` not applied). */
+  readonly source: { readonly backend: BackendConfig; readonly key: string };
+  readonly key: string;
+  /** The client's copy headers (operations/write-headers.ts `copyHeaders`), names lower-case. */
+  readonly headers: HeaderMap;
+  readonly requestId: string;
+}
+
+/** What S3's CopyObjectResult reports: the new object's ETag, as its HEAD gives it, and when it was written. */
+export interface CopyResult {
+  readonly etag: string;
+  /** ISO 8601. */
+  readonly lastModified: string;
 }
 
 /**
@@ -123,6 +180,15 @@ const HOP_BY_HOP = new Set([
  * whose request id is `x-amz-request-id`; which store answered, and how it is laid out, is not theirs to see.
  */
 const BACKEND_INTERNAL = /^(x-rgw-|x-amz-id-2$)/;
+
+/** The backend's headers worth keeping on a rewritten document (encryption, version ids, abort rules…). */
+export function documentHeaders(response: BackendResponse): Record<string, string> {
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    if (name.startsWith('x-amz-') && name !== 'x-amz-request-id' && name !== 'x-amz-id-2') out[name] = value;
+  });
+  return out;
+}
 
 /** The backend's response headers as the client should see them, with the gateway's request id. */
 export function passThroughHeaders(headers: ReadonlyHeaders, requestId: string): HeaderMap {

@@ -1,7 +1,7 @@
-import { invalidRequest, unsupportedHeader, type S3Error, type S3ErrorCode } from '../errors';
-import type { HeaderMap, ProxyResponse, ResponseHead, ReadonlyHeaders } from '../http';
+import { S3Error, invalidRequest, isS3ErrorCode, notImplemented, s3Message, unsupportedHeader, type S3ErrorCode } from '../errors';
+import { isProxyResponse, isRewriteBody, type HeaderMap, type ProxyResponse, type ResponseHead, type ReadonlyHeaders } from '../http';
 import { emptyResponse, errorResponse } from '../responses';
-import type { ObjectRequest } from './store';
+import type { BackendCall, DeleteBatch, DeleteEntry, DeleteOutcome, DeleteResultEntry, ObjectRequest, ObjectStore, StoreClient } from './store';
 
 /**
  * Helpers the non-S3 stores share to answer in S3's terms: which response headers S3 clients see, and the
@@ -90,7 +90,7 @@ const UNSUPPORTED_PREFIXES = [
  *
  * @throws S3Error NotImplemented naming the header, or InvalidRequest for a read.
  */
-export function refuseUnsupportedFeatures(request: ObjectRequest): void {
+export function refuseUnsupportedFeatures(request: Pick<ObjectRequest, 'method' | 'headers'>): void {
   for (const name of Object.keys(request.headers)) {
     if (!UNSUPPORTED_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
     if (request.method === 'PUT') throw unsupportedHeader(name);
@@ -98,4 +98,70 @@ export function refuseUnsupportedFeatures(request: ObjectRequest): void {
   }
   const sse = request.headers['x-amz-server-side-encryption'];
   if (request.method === 'PUT' && sse !== undefined && sse !== 'AES256') throw unsupportedHeader('x-amz-server-side-encryption');
+}
+
+/** How many keys of a DeleteObjects request a store without batch deletes deletes at once. */
+export const DELETE_CONCURRENCY = 8;
+
+/**
+ * DeleteObjects key by key, DELETE_CONCURRENCY at once, each exactly as the store's DeleteObject: its
+ * Forward (an `<ETag>` as If-Match, which the store pins) sent with the store's own client, and its answer
+ * read as a client would get it. An entry naming a version is NotImplemented: these stores keep none.
+ */
+export async function deleteEach(store: ObjectStore, client: StoreClient, batch: DeleteBatch, call?: BackendCall): Promise<DeleteOutcome> {
+  const failures: (S3Error | undefined)[] = new Array(batch.entries.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < batch.entries.length) {
+      const at = next++;
+      failures[at] = await deleteOne(store, client, batch.entries[at], batch.requestId, call);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(DELETE_CONCURRENCY, batch.entries.length) }, worker));
+  const deleted: DeleteResultEntry[] = [];
+  const errors: DeleteResultEntry[] = [];
+  batch.entries.forEach((entry, at) => {
+    const failure = failures[at];
+    const named: DeleteResultEntry = entry.versionId === undefined ? { Key: entry.key } : { Key: entry.key, VersionId: entry.versionId };
+    if (failure === undefined) deleted.push(named);
+    else errors.push(Object.assign(named, { Code: failure.code, Message: failure.message }));
+  });
+  return { deleted, errors };
+}
+
+/** One entry's DeleteObject; its error, if it failed. A client gone away fails the whole request. */
+async function deleteOne(store: ObjectStore, client: StoreClient, entry: DeleteEntry, requestId: string, call?: BackendCall): Promise<S3Error | undefined> {
+  if (entry.versionId !== undefined) return notImplemented('Version-scoped deletes on this backend');
+  try {
+    const headers: HeaderMap = entry.etag === undefined ? {} : { 'if-match': entry.etag };
+    const forward = await store.forwardObject({ method: 'DELETE', key: entry.key, headers, requestId, trace: call?.trace });
+    const response = await client(forward.request, call);
+    await response.body?.cancel();
+    const answer = forward.respond(response.status, response.headers);
+    // Only S3 stores rewrite a body, and they delete in one batch.
+    if (isRewriteBody(answer)) return new S3Error('BadGateway', `The backend answered ${response.status}`);
+    if (answer.status < 300) return undefined;
+    const named = isProxyResponse(answer) ? answer.errorCode : undefined;
+    const code = named !== undefined && isS3ErrorCode(named) ? named : s3CodeForStatus(answer.status);
+    return new S3Error(code, s3Message(code) ?? `The backend answered ${answer.status}`);
+  } catch (err) {
+    if (err instanceof S3Error) return err;
+    throw err;
+  }
+}
+
+/** CopyObject's `x-amz-copy-source-if-*` as the read preconditions they are of the source (`if-*`). */
+export function copySourceConditions(headers: HeaderMap): HeaderMap {
+  const out: HeaderMap = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith(COPY_SOURCE_IF)) out[`if-${name.slice(COPY_SOURCE_IF.length)}`] = value;
+  }
+  return out;
+}
+
+const COPY_SOURCE_IF = 'x-amz-copy-source-if-';
+
+/** Whether a copy's `x-amz-metadata-directive` is REPLACE (checked by the handler: COPY or REPLACE). */
+export function replacesMetadata(headers: HeaderMap): boolean {
+  return headers['x-amz-metadata-directive'] === 'REPLACE';
 }

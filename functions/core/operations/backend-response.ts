@@ -8,6 +8,7 @@ import { S3Error, notImplemented } from '../errors';
 import { backendBytes } from '../streams';
 import { S3Store } from '../backends/s3';
 import { passThroughHeaders } from '../backends/store';
+export { documentHeaders } from '../backends/store';
 import type { BackendResponse, ProxyResponse } from '../http';
 import { S3_XMLNS, xmlResponse } from '../responses';
 import { buildXml, childOf, parseXml, type ParsedXml, type XmlNode, type XmlValue } from '../xml';
@@ -29,15 +30,6 @@ export function passThrough(response: BackendResponse, body: Uint8Array, request
 /** The backend's error (`body`: its document) in the client's terms, at the status the backend gave. */
 export function backendErrorResponse(ctx: BucketContext, response: BackendResponse, body: Uint8Array): ProxyResponse {
   return s3StoreOf(ctx, ctx.request.method).errorResponse(response.status, response.headers, body, ctx.requestId, ctx.request.rawPath);
-}
-
-/** The backend's headers worth keeping on a rewritten document (encryption, version ids, abort rules…). */
-export function documentHeaders(response: BackendResponse): Record<string, string> {
-  const out: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    if (name.startsWith('x-amz-') && name !== 'x-amz-request-id' && name !== 'x-amz-id-2') out[name] = value;
-  });
-  return out;
 }
 
 /** A parsed element with children. */

@@ -1,19 +1,21 @@
 /**
  * CopyObject (spec rules 4-6). The destination's backend performs the copy, signed with the destination's
- * credentials, from the source rewritten into its backend bucket and key space. The backend's answer is
- * passed through; an error (also one inside a 200) is rewritten into the client's terms.
+ * credentials, from the source rewritten into its backend bucket and key space. On an S3 backend its answer
+ * is passed through, an error (also one inside a 200) rewritten into the client's terms; Azure and GCS
+ * stores copy with their own calls (`ObjectStore.copyObject`) and the gateway writes S3's answer.
  */
 import type { Bucket, S3Backend } from '../config/types';
-import { S3Error, notImplemented } from '../errors';
+import { S3Error, invalidRequest, notImplemented } from '../errors';
 import type { HeaderMap, ProxyResponse } from '../http';
 import { decodePathComponent, encodeKey, validateKey } from '../keys';
 import { backendBytes } from '../streams';
 import { parseXml, childOf } from '../xml';
-import { backendErrorResponse, passThrough, s3StoreOf, utf8 } from './backend-response';
+import { backendErrorResponse, documentResponse, passThrough, s3StoreOf, utf8 } from './backend-response';
 import { COPY_SOURCE, authorize } from '../auth/authorize';
 import { backendCall, type BucketContext } from '../context';
 import { respond, type Handler } from './operation';
 import { REQUESTER_PAYS, type StoreRequest } from '../backends/s3';
+import { refuseUnsupportedFeatures } from '../backends/translate';
 import { checkMetadataSize, copyHeaders } from './write-headers';
 
 /** A parsed `x-amz-copy-source`. */
@@ -122,11 +124,41 @@ const NO_HEADERS = new Headers();
  */
 export const copyObject: Handler<'CopyObject'> = async (op, ctx) => {
   const { source, bucket } = authorizedSource(ctx, op.copySource);
+  if (ctx.bucket.backend.type !== 's3') return respond(await storeCopy(ctx, op.key, source, bucket));
   const backends = copyableBackends(bucket, ctx.bucket, 'CopyObject');
   const headers = Object.assign(copyHeaders(ctx.request.headers), copySourceHeaders(source, backends.source));
   checkMetadataSize(headers);
   return respond(await sendCopy(ctx, { method: 'PUT', key: op.key, headers }, 'CopyObject'));
 };
+
+/**
+ * A copy an Azure or GCS store performs, from a source in the same account and store, answered with S3's
+ * CopyObjectResult. What S3 checks before it copies is checked here: the metadata directive, a copy onto
+ * itself that changes nothing (InvalidRequest), the metadata's size; tags, object lock, SSE-C and KMS are
+ * refused as on a PutObject to these stores (backends/translate.ts), and a copy of one version is 501, as
+ * they keep none.
+ */
+async function storeCopy(ctx: BucketContext, key: string, source: CopySource, bucket: Bucket): Promise<ProxyResponse> {
+  if (ctx.store.copyObject === undefined) throw notImplemented(`CopyObject on a bucket with backend_type "${ctx.bucket.backend.type}"`);
+  if (source.versionId !== undefined) throw notImplemented('Copies of one version on this backend');
+  const headers = copyHeaders(ctx.request.headers);
+  checkMetadataSize(headers);
+  const directive = headers['x-amz-metadata-directive'] ?? 'COPY';
+  if (directive !== 'COPY' && directive !== 'REPLACE') throw new S3Error('InvalidArgument', 'Unknown metadata directive.', { ArgumentName: 'x-amz-metadata-directive', ArgumentValue: directive });
+  if (bucket.name === ctx.bucket.name && source.key === key && directive === 'COPY') {
+    throw invalidRequest(
+      "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
+    );
+  }
+  // Copying tags the source cannot have asks for nothing.
+  if (headers['x-amz-tagging-directive'] === 'COPY') delete headers['x-amz-tagging-directive'];
+  refuseUnsupportedFeatures({ method: 'PUT', headers });
+  if (Object.keys(headers).some((name) => name.startsWith('x-amz-copy-source-server-side-encryption-customer-'))) {
+    throw invalidRequest('The encryption parameters are not applicable to this object.');
+  }
+  const copied = await ctx.store.copyObject({ source: { backend: bucket.backend, key: source.key }, key, headers, requestId: ctx.requestId }, backendCall(ctx));
+  return documentResponse('CopyObjectResult', { LastModified: copied.lastModified, ETag: copied.etag }, ctx.requestId);
+}
 
 /**
  * Sends a copy (CopyObject, UploadPartCopy) the destination's backend performs, and answers with its result

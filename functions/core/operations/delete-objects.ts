@@ -3,19 +3,20 @@
  * parser; each entry (a key, or one version of it) is authorized on its own and refused entries become
  * per-key AccessDenied entries that never reach the backend, as do keys over S3's 1,024 bytes
  * (KeyTooLongError entries: passed on, one such key failed the whole batch, on s3rver with a 500). The
- * allowed keys are re-serialized under `backend_prefix`, with a Content-MD5 (and the client's checksum
- * algorithm, if it used one) computed for that new body, and the backend's DeleteResult is mapped back into
- * the virtual key space and merged with the refusals.
+ * allowed entries go to the bucket's store (`ObjectStore.deleteObjects`): an S3 backend gets one batch
+ * request, Azure and GCS stores delete key by key, and each key's outcome is merged with the refusals.
+ * The spec limits batch deletes to S3 backends (rule 8); every everyday tool sends them, so they are served
+ * on every store (docs/backends.md).
  */
-import { base64Digest } from '../checksums';
 import { S3Error, accessDenied, requestTimeout } from '../errors';
 import { keyTooLong } from '../keys';
 import type { Dispatch, ProxyResponse, ReadonlyHeaders } from '../http';
 import { declaredDigests } from '../payload/integrity';
 import { checkDeclaredLength, verifiedBody } from '../payload/upload';
-import { S3_XMLNS, errorResponse } from '../responses';
-import { buildXml, childOf, listOf, textOf, type ParsedXml, type XmlNode } from '../xml';
-import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
+import { errorResponse } from '../responses';
+import { childOf, listOf, textOf, type XmlNode } from '../xml';
+import type { DeleteEntry } from '../backends/store';
+import { documentResponse } from './backend-response';
 import { isAuthorized } from '../auth/authorize';
 import { backendCall, type BucketContext } from '../context';
 import { malformedXml, requestDocument } from './request-document';
@@ -26,16 +27,6 @@ import { BYPASS_GOVERNANCE } from './write-headers';
 export const MAX_DELETE_KEYS = 1000;
 /** Bound on the collected body: 1000 typical keys need far less; a larger document is refused as MalformedXML. */
 export const MAX_DELETE_BODY_BYTES = 2 * 1024 * 1024;
-
-/**
- * One `<Object>` of the request: a key, the version it names (absent: the current object), and the ETag
- * the object must have (a conditional delete, passed on for the backend to enforce).
- */
-export interface DeleteEntry {
-  readonly key: string;
-  readonly versionId?: string;
-  readonly etag?: string;
-}
 
 interface DeleteRequest {
   readonly quiet: boolean;
@@ -85,7 +76,6 @@ function entryHeaders(headers: ReadonlyHeaders, etag: string | undefined): Reado
 type EntryAuthorizer = (entry: DeleteEntry) => boolean;
 
 function collect(ctx: BucketContext, mayDelete: EntryAuthorizer): Dispatch {
-  const store = s3StoreOf(ctx, 'DeleteObjects');
   const max = Math.min(MAX_DELETE_BODY_BYTES, ctx.config.settings.maxUploadBytes ?? Number.POSITIVE_INFINITY);
   const declared = ctx.request.headers.get('content-length');
   if (declared !== null && /^\d+$/.test(declared)) {
@@ -100,13 +90,11 @@ function collect(ctx: BucketContext, mayDelete: EntryAuthorizer): Dispatch {
       return { kind: 'response', response: errorResponse(err, ctx.requestId, ctx.request.method, ctx.request.rawPath) };
     },
     timedOut: () => ({ kind: 'response', response: errorResponse(requestTimeout(), ctx.requestId, ctx.request.method, ctx.request.rawPath) }),
-    withBody: async (bytes) => ({ kind: 'response', response: await run(ctx, store, mayDelete, await verifiedBody(ctx, bytes)) }),
+    withBody: async (bytes) => ({ kind: 'response', response: await run(ctx, mayDelete, await verifiedBody(ctx, bytes)) }),
   };
 }
 
-type Store = ReturnType<typeof s3StoreOf>;
-
-async function run(ctx: BucketContext, store: Store, mayDelete: EntryAuthorizer, body: Uint8Array): Promise<ProxyResponse> {
+async function run(ctx: BucketContext, mayDelete: EntryAuthorizer, body: Uint8Array): Promise<ProxyResponse> {
   const request = parseDeleteRequest(body);
   const allowed: DeleteEntry[] = [];
   const denied: XmlNode[] = [];
@@ -117,38 +105,20 @@ async function run(ctx: BucketContext, store: Store, mayDelete: EntryAuthorizer,
   }
   if (allowed.length === 0) return documentResponse('DeleteResult', { Error: denied }, ctx.requestId);
 
-  const objects = allowed.map((entry) => ({ Key: store.backendKey(entry.key), VersionId: entry.versionId, ETag: entry.etag }));
-  const backendBody = new TextEncoder().encode(buildXml('Delete', { Quiet: request.quiet ? 'true' : undefined, Object: objects }, S3_XMLNS));
-  const headers: Record<string, string> = { 'content-type': 'application/xml', 'content-md5': base64Digest('md5', backendBody) };
   // Authorized (bypass_governance_retention) by the row before anything was read.
   const bypass = ctx.request.headers.get(BYPASS_GOVERNANCE);
-  if (bypass !== null) headers[BYPASS_GOVERNANCE] = bypass;
-  // The client's checksum covered its own body; the backend gets the same algorithm over the new one.
-  for (const { algorithm } of declaredDigests(ctx.request.headers)) {
-    if (algorithm !== 'md5') headers[`x-amz-checksum-${algorithm}`] = base64Digest(algorithm, backendBody);
-  }
-  const response = await store.send({ method: 'POST', query: { delete: '' }, headers, body: backendBody }, backendCall(ctx));
-  const read = await readDocument(response, 'DeleteResult', ctx);
-  if (read.response) return read.response;
-  const result = read.document;
-
-  const mapped = (name: 'Deleted' | 'Error'): XmlNode[] =>
-    listOf(result, name).flatMap((entry) => {
-      const fields = textFields(entry);
-      const key = store.virtualKey(fields.Key ?? '');
-      // A per-key error message that names the backend bucket or prefix is not the client's to read.
-      if (fields.Message !== undefined) fields.Message = store.message(fields.Code ?? 'an error', fields.Message);
-      return key === undefined ? [] : [Object.assign(fields, { Key: key })];
-    });
-  return documentResponse('DeleteResult', { Deleted: mapped('Deleted'), Error: [...mapped('Error'), ...denied] }, ctx.requestId, documentHeaders(response));
-}
-
-/** The text children of a parsed `<Deleted>` or `<Error>` entry, in document order. */
-function textFields(entry: ParsedXml): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (typeof entry === 'string') return out;
-  for (const [name, value] of Object.entries(entry)) {
-    if (name !== '#text' && typeof value === 'string') out[name] = value;
-  }
-  return out;
+  const outcome = await ctx.store.deleteObjects(
+    {
+      entries: allowed,
+      quiet: request.quiet,
+      headers: bypass === null ? {} : { [BYPASS_GOVERNANCE]: bypass },
+      checksums: declaredDigests(ctx.request.headers).flatMap(({ algorithm }) => (algorithm === 'md5' ? [] : [algorithm])),
+      requestId: ctx.requestId,
+      resource: ctx.request.rawPath,
+    },
+    backendCall(ctx),
+  );
+  if ('status' in outcome) return outcome;
+  // Quiet: only errors are reported (an S3 backend has left its deletions out already).
+  return documentResponse('DeleteResult', { Deleted: request.quiet ? [] : [...outcome.deleted], Error: [...outcome.errors, ...denied] }, ctx.requestId, outcome.headers);
 }

@@ -70,6 +70,7 @@ describe('s3StoreOf: multipart and batch delete need an S3 backend (spec rule 8)
   it('is 501 NotImplemented for any other store', () => {
     const store: ObjectStore = {
       forwardObject: () => Promise.reject(new Error('unused')),
+      deleteObjects: () => Promise.reject(new Error('unused')),
       list: () => Promise.reject(new Error('unused')),
     };
     const ctx = { store, bucket: { name: 'blobs', anonymousAccess: false, backend: { type: 'azure' } } } as unknown as BucketContext;

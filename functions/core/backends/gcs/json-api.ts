@@ -9,8 +9,8 @@ import { invalidRange, parseRange, resolveRange } from '../../range';
 import { emptyResponse } from '../../responses';
 import { collectPage, relativeKey, sortItems, startPosition, toListPage, type BackendListPage, type ListItem } from '../../listing/paging';
 import { compareKeys } from '../../keys';
-import type { BackendCall, ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
-import { deleted, s3ErrorResponse, userMetadata } from '../translate';
+import type { BackendCall, CopyRequest, CopyResult, ListPage, ListParams, ObjectRequest, StoreDeps } from '../store';
+import { copySourceConditions, deleted, replacesMetadata, s3ErrorResponse, userMetadata } from '../translate';
 import { gcsError, storageClassOf } from './errors';
 
 /** The JSON API's largest `maxResults`. */
@@ -163,6 +163,32 @@ export class GcsJsonApi {
           ? { maxBytes: RESOURCE_MAX_BYTES, rewrite: (body) => emptyResponse(200, request.requestId, etagHeader(body)) }
           : s3ErrorResponse(gcsError(status), request),
     };
+  }
+
+  /**
+   * CopyObject onto `copyTo` from `source` (a bucket of this endpoint). The source's resource is read first:
+   * the copy-source preconditions are evaluated on it as a read's (a failed one is 412, as S3 answers), and
+   * the copy is pinned to its generation (`ifSourceGenerationMatch`, which the emulator ignores). COPY sends
+   * no resource, so the source's properties and metadata are kept; REPLACE sends the request's, each
+   * property it lacks as null. The emulator serves `copyTo` only under `/b/` (real GCS: `/storage/v1/b/`).
+   */
+  async copy(request: CopyRequest, source: GcsJsonApi, call: BackendCall = {}): Promise<CopyResult> {
+    const sourceName = source.backend.backendPrefix + request.source.key;
+    const object = await source.resource(sourceName, call);
+    if (object === undefined) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: request.source.key });
+    if (evaluatePreconditions(copySourceConditions(request.headers), etagOf(object), object.updated) !== undefined) throw preconditionFailed();
+    let resource: Record<string, unknown> | undefined;
+    if (replacesMetadata(request.headers)) {
+      resource = { metadata: Object.fromEntries(userMetadata(request.headers)) };
+      for (const [header, field] of Object.entries(PROPERTIES)) resource[field] = request.headers[header] ?? null;
+    }
+    const pin = object.generation ? `?ifSourceGenerationMatch=${encodeKey(object.generation, false)}` : '';
+    const url = `${this.backend.endpoint}${source.objectPath(sourceName)}/copyTo${this.objectPath(this.backend.backendPrefix + request.key)}${pin}`;
+    const { response, value } = await this.json('POST', url, resource, call);
+    if (response.status === 404) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: request.source.key });
+    if (response.status !== 200 || typeof value !== 'object' || value === null) throw gcsError(response.status === 200 ? 502 : response.status);
+    const copied = value as ObjectResource;
+    return { etag: etagOf(copied), lastModified: new Date(copied.updated ?? this.deps.now()).toISOString() };
   }
 
   async list(params: ListParams, call?: BackendCall): Promise<ListPage> {
