@@ -1,9 +1,12 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * The real clients the suites drive: aws-cli (both generations on the machine), boto3 (both generations),
- * the JS SDK v3, rclone, restic and curl. A missing client fails the test loudly with the package to install.
+ * the JS SDK v3, rclone, restic, s3cmd and curl. A missing client fails the test loudly with the package to install.
  */
 export interface Keys {
   readonly accessKeyId: string;
@@ -141,6 +144,27 @@ export function restic(endpoint: string, keys: Keys, path: string, password: str
     RESTIC_PASSWORD: password,
   };
   return run('restic', ['--no-cache', ...args], env, 'apt-get install restic (Debian package restic)');
+}
+
+/**
+ * Runs s3cmd against the gateway (path-style, SigV4, plain HTTP) from a configuration file of its own, so no
+ * ~/.s3cfg is read. s3cmd checks every upload by the ETag answered (an MD5 it compares with the file's) and
+ * retries a mismatch.
+ */
+export async function s3cmd(endpoint: string, keys: Keys, args: readonly string[]): Promise<Run> {
+  const host = new URL(endpoint).host;
+  const dir = mkdtempSync(join(tmpdir(), 's3cmd-'));
+  try {
+    const config = join(dir, 's3cfg');
+    writeFileSync(
+      config,
+      ['[default]', `access_key = ${keys.accessKeyId}`, `secret_key = ${keys.secretAccessKey}`, `host_base = ${host}`, `host_bucket = ${host}`,
+        'use_https = False', 'signature_v2 = False', 'bucket_location = us-east-1', ''].join('\n'),
+    );
+    return await run('s3cmd', ['-c', config, ...args], { PATH: process.env.PATH, HOME: dir }, 'apt-get install s3cmd (Debian package s3cmd)');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
