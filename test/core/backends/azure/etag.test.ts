@@ -4,6 +4,7 @@ import type { ObjectRequest } from '../../../../functions/core/backends/store';
 import { S3Error } from '../../../../functions/core/errors';
 import { isProxyResponse, type BackendRequest, type Forward, type HeaderMap } from '../../../../functions/core/http';
 import { AZURITE_KEY } from '../../../support/azurite';
+import { seededRandom } from '../../../support/random';
 
 /**
  * The ETags an Azure blob shows S3 clients: the hex MD5 Azure keeps for it, else Azure's own; and the
@@ -21,11 +22,23 @@ describe('s3Etag: a blob\'s ETag in S3\'s terms', () => {
     expect(s3Etag('0x1', '1B2M2Y8AsgTpgAmY7PhCfg==')).toBe('"d41d8cd98f00b204e9800998ecf8427e"');
   });
 
+  it('GIVEN any 16 bytes THEN the hex a general decoder gives', () => {
+    const random = seededRandom(16);
+    for (let n = 0; n < 500; n++) {
+      const digest = Buffer.from(Array.from({ length: 16 }, () => Math.floor(random() * 256)));
+      expect(s3Etag(AZURE_ETAG, digest.toString('base64'))).toBe(`"${digest.toString('hex')}"`);
+    }
+  });
+
   it.each([
     ['no Content-MD5 (Put Block List clears it)', undefined],
     ['an empty one (a listing\'s <Content-MD5 />)', ''],
     ['one that is no base64', 'not base64!'],
     ['one of another length than an MD5\'s', 'AAAA'],
+    ['one unpadded', 'XrY7u+Ae7tCTyyK7j1rNww'],
+    ['one holding a character base64 has not', 'XrY7u+Ae7tCTyyK7j1rN*w=='],
+    ['one holding a letter beyond ASCII', 'XrY7u+Ae7tCTyyK7j1rNéw=='],
+    ['one of a SHA-1\'s length', '2jmj7l5rSw0yVb/vlWAYkK/YBwk='],
   ])('GIVEN %s THEN Azure\'s own ETag, quoted', (_name, md5) => {
     expect(s3Etag(AZURE_ETAG, md5)).toBe(AZURE_ETAG);
     expect(s3Etag('0x8DC0123456789AB', md5)).toBe(AZURE_ETAG);
