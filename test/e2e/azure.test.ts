@@ -1,10 +1,11 @@
-import { GetObjectAttributesCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { GetObjectAttributesCommand, GetObjectCommand, HeadObjectCommand, ListObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UNRECOGNISED, parseBlobList, scanBlobList } from '../../functions/core/backends/azure/listing';
 import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type Azurite } from '../support/azurite';
-import { awsCli, jsClient } from '../support/clients';
+import { awsCli, jsClient, rclone, s3cmd } from '../support/clients';
 import { expectedCliCopy, TRANSPORT_RUNTIMES } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, ADMIN_CREDENTIALS, SPECIAL_KEYS, codeOf, readText } from './fixtures';
@@ -67,8 +68,8 @@ describe.each(TRANSPORT_RUNTIMES)('an Azure Blob backend through the gateway (%s
       bucket: 'azure',
       tenantBucket: 'azure-tenant',
       specialKeys: SPECIAL_KEYS.filter((k) => !['special/semi;colon', 'special/at@dollar$', 'special/comma,colon:'].includes(k)),
-      etag: /^"0x[0-9A-F]+"$/,
-      staleEtag: '"0x0123"',
+      etag: /^"[0-9a-f]{32}"$/,
+      staleEtag: '"0123456789abcdef0123456789abcdef"',
       backendNames: async (prefix) => {
         const listed = await azurite.request('GET', '/data', { query: `restype=container&comp=list&prefix=${encodeURIComponent(prefix)}` });
         return [...(await listed.text()).matchAll(/<Name>([^<]*)<\/Name>/g)].map((m) => m[1].replace(/&amp;/g, '&').replace(/&apos;/g, "'"));
@@ -112,6 +113,119 @@ describe.each(TRANSPORT_RUNTIMES)('an Azure Blob backend through the gateway (%s
       expect(await codeOf(fx.s3.send(new GetObjectCommand({ Bucket: 'azure-missing', Key: 'x' })))).toBe('NoSuchBucket');
       expect(await codeOf(fx.s3.send(new ListObjectsV2Command({ Bucket: 'azure-missing' })))).toBe('NoSuchBucket');
       expect(await codeOf(fx.s3.send(new GetObjectAttributesCommand({ Bucket: 'azure-missing', Key: 'x', ObjectAttributes: ['ETag'] })))).toBe('NoSuchBucket');
+    });
+  });
+
+  describe('ETags S3 clients can check: the hex MD5 Azure keeps, else Azure\'s own', () => {
+    const md5 = (body: string | Uint8Array): string => `"${createHash('md5').update(body).digest('hex')}"`;
+    /**
+     * A blob committed with Put Block List, as other Azure writers store large files: Azure keeps no MD5 for
+     * it. Over 4 MiB: for a smaller one Azurite computes a Content-MD5 on each whole read, where Azure sends none.
+     */
+    const putBlockList = async (name: string, body: string): Promise<string> => {
+      const id = encodeURIComponent(Buffer.from('block-000001').toString('base64'));
+      expect((await azurite.request('PUT', `/data/${name}`, { query: `comp=block&blockid=${id}`, body })).status).toBe(201);
+      const list = `<?xml version="1.0" encoding="utf-8"?><BlockList><Latest>${decodeURIComponent(id)}</Latest></BlockList>`;
+      expect((await azurite.request('PUT', `/data/${name}`, { query: 'comp=blocklist', body: list })).status).toBe(201);
+      const head = await azurite.request('HEAD', `/data/${name}`);
+      expect(head.headers.get('content-md5')).toBeNull();
+      return head.headers.get('etag') as string;
+    };
+
+    it('the JS SDK\'s PutObject answers the hex MD5 of the body; HEAD, GET, a ranged GET, both listings and GetObjectAttributes show the same', async () => {
+      const body = 'checked by its MD5';
+      const put = await fx.s3.send(new PutObjectCommand({ Bucket: 'azure', Key: 'etag/md5.txt', Body: body }));
+      expect(put.ETag).toBe(md5(body));
+      expect((await fx.s3.send(new HeadObjectCommand({ Bucket: 'azure', Key: 'etag/md5.txt' }))).ETag).toBe(md5(body));
+      const get = await fx.s3.send(new GetObjectCommand({ Bucket: 'azure', Key: 'etag/md5.txt' }));
+      expect([get.ETag, await get.Body?.transformToString()]).toEqual([md5(body), body]);
+      const ranged = await fx.s3.send(new GetObjectCommand({ Bucket: 'azure', Key: 'etag/md5.txt', Range: 'bytes=0-6' }));
+      expect([ranged.ETag, ranged.ContentRange, await ranged.Body?.transformToString()]).toEqual([md5(body), `bytes 0-6/${body.length}`, 'checked']);
+      expect((await fx.s3.send(new ListObjectsV2Command({ Bucket: 'azure', Prefix: 'etag/md5' }))).Contents?.map((c) => c.ETag)).toEqual([md5(body)]);
+      expect((await fx.s3.send(new ListObjectsCommand({ Bucket: 'azure', Prefix: 'etag/md5' }))).Contents?.map((c) => c.ETag)).toEqual([md5(body)]);
+      const attributes = await fx.s3.send(new GetObjectAttributesCommand({ Bucket: 'azure', Key: 'etag/md5.txt', ObjectAttributes: ['ETag'] }));
+      expect(attributes.ETag).toBe(md5(body).slice(1, -1));
+    });
+
+    it('a blob Azure keeps no MD5 for shows Azure\'s own ETag in HEAD and listings, and preconditions match it', async () => {
+      const own = await putBlockList('etag/blocks.txt', 'committed from blocks'.repeat(250_000));
+      expect(own).toMatch(/^"0x[0-9A-F]+"$/);
+      expect((await fx.s3.send(new HeadObjectCommand({ Bucket: 'azure', Key: 'etag/blocks.txt' }))).ETag).toBe(own);
+      expect((await fx.s3.send(new ListObjectsV2Command({ Bucket: 'azure', Prefix: 'etag/blocks' }))).Contents?.map((c) => c.ETag)).toEqual([own]);
+      const get = (headers: Record<string, string>) => rawRequest(fx.gw.endpoint, { method: 'GET', target: '/azure/etag/blocks.txt', headers }, ADMIN);
+      const whole = await get({ 'if-match': own });
+      expect([whole.status, whole.headers.etag]).toEqual([200, own]);
+      expect((await get({ 'if-match': own, range: 'bytes=0-9' })).status).toBe(206);
+      expect((await get({ 'if-none-match': own })).status).toBe(304);
+      const replaced = await fx.s3.send(new PutObjectCommand({ Bucket: 'azure', Key: 'etag/blocks.txt', Body: 'replaced', IfMatch: own }));
+      expect(replaced.ETag).toBe(md5('replaced'));
+    });
+
+    it('conditional reads on the MD5 ETag answer 200, 206, 304 and 412 as S3 does; writes and deletes are pinned to the blob read', async () => {
+      const etag = (await fx.s3.send(new PutObjectCommand({ Bucket: 'azure', Key: 'etag/cond.txt', Body: 'conditional' }))).ETag as string;
+      const other = '"0123456789abcdef0123456789abcdef"';
+      // Each read's headers, with S3's status (a 412 carries no ETag, and HEAD no error document).
+      const reads: [string, Record<string, string>, number][] = [];
+      for (const method of ['GET', 'HEAD']) {
+        reads.push(
+          [method, { 'if-match': etag }, 200],
+          [method, { 'if-match': etag.slice(1, -1) }, 200],
+          [method, { 'if-match': other }, 412],
+          [method, { 'if-none-match': etag }, 304],
+          [method, { 'if-none-match': other }, 200],
+        );
+      }
+      reads.push(['GET', { 'if-match': etag, range: 'bytes=0-3' }, 206], ['GET', { 'if-none-match': etag, range: 'bytes=-4' }, 304]);
+      for (const [method, headers, status] of reads) {
+        const res = await rawRequest(fx.gw.endpoint, { method, target: '/azure/etag/cond.txt', headers }, ADMIN);
+        const code = method === 'GET' && status === 412 ? 'PreconditionFailed' : undefined;
+        expect([method, headers, res.status, res.headers.etag, errorCode(res.body)]).toEqual([method, headers, status, status === 412 ? undefined : etag, code]);
+      }
+      expect(await codeOf(fx.s3.send(new PutObjectCommand({ Bucket: 'azure', Key: 'etag/cond.txt', Body: 'x', IfMatch: other })))).toBe('PreconditionFailed');
+      const del = (ifMatch: string) => rawRequest(fx.gw.endpoint, { method: 'DELETE', target: '/azure/etag/cond.txt', headers: { 'if-match': ifMatch } }, ADMIN);
+      expect((await del(other)).status).toBe(412);
+      expect((await del(etag)).status).toBe(204);
+      expect((await azurite.request('HEAD', '/data/etag/cond.txt')).status).toBe(404);
+    });
+
+    it('s3cmd puts a 1 MiB file at the first try (its MD5 check passes) and gets it back', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'azure-s3cmd-'));
+      try {
+        const bytes = Buffer.alloc(1024 * 1024, 'azure');
+        writeFileSync(join(dir, 'one-mib.bin'), bytes);
+        const put = await s3cmd(fx.gw.endpoint, ADMIN, ['put', join(dir, 'one-mib.bin'), `s3://azure/s3cmd/${runtime}/one-mib.bin`]);
+        expect([put.code, put.stderr]).toEqual([0, '']);
+        expect(put.stdout).not.toMatch(/MD5|retry/i);
+        const info = await s3cmd(fx.gw.endpoint, ADMIN, ['info', `s3://azure/s3cmd/${runtime}/one-mib.bin`]);
+        expect(info.stdout).toMatch(new RegExp(`MD5 sum:\\s+${md5(bytes).slice(1, -1)}`));
+        const get = await s3cmd(fx.gw.endpoint, ADMIN, ['get', '--force', `s3://azure/s3cmd/${runtime}/one-mib.bin`, join(dir, 'back.bin')]);
+        expect([get.code, get.stderr]).toEqual([0, '']);
+        expect(get.stdout).not.toMatch(/MD5/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('rclone copies a tree and checks it by MD5: rclone check and md5sum find the same hashes as the files\'', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'azure-rclone-'));
+      try {
+        const files: Record<string, string> = { 'a.txt': 'first file\n', 'sub/b.bin': 'x'.repeat(300_000) };
+        mkdirSync(join(dir, 'sub'));
+        for (const [name, body] of Object.entries(files)) writeFileSync(join(dir, name), body);
+        const remote = `gw:azure/rclone/${runtime}`;
+        const copy = await rclone(fx.gw.endpoint, ADMIN, ['copy', '--checksum', dir, remote]);
+        expect([copy.code, copy.stderr]).toEqual([0, '']);
+        const check = await rclone(fx.gw.endpoint, ADMIN, ['check', dir, remote]);
+        expect(check.code).toBe(0);
+        expect(check.stderr).toMatch(/0 differences found/);
+        expect(check.stderr).toMatch(/2 matching files/);
+        expect(check.stderr).not.toMatch(/hash/i);
+        const sums = await rclone(fx.gw.endpoint, ADMIN, ['md5sum', remote]);
+        const listed = sums.stdout.trim().split('\n').map((line) => line.split(/\s+/)).sort((x, y) => x[1].localeCompare(y[1]));
+        expect(listed).toEqual(Object.entries(files).map(([name, body]) => [md5(body).slice(1, -1), name]));
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 

@@ -1,5 +1,7 @@
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
 import { startAzurite, type Azurite } from '../support/azurite';
+import { jsClient } from '../support/clients';
 import { azuriteOptions, bucketToml, credentialToml, everywhere, gcsEmulatorOptions, s3Options } from '../support/config-toml';
 import { startGateway, TRANSPORT_RUNTIMES, type RunningGateway, type RuntimeName } from '../support/gateway';
 import { startGcsEmulator, type GcsEmulator } from '../support/gcs-emulator';
@@ -98,6 +100,19 @@ describe.each(TRANSPORT_RUNTIMES)('listings through the gateway (%s runtime)', (
     // The walks list something: a gateway answering every listing empty would not pass.
     expect(total).toBeGreaterThan(WALKS);
   }, 300_000);
+
+  it.each(['lst', 'azure', 'azure-tenant', 'gcs'])('%s: every entry\'s ETag is its body\'s hex MD5, as S3 lists an object uploaded whole', async (bucket) => {
+    const client = jsClient(gw.endpoint, ADMIN);
+    try {
+      const shown: [string, string | undefined][] = [];
+      for await (const page of paginateListObjectsV2({ client }, { Bucket: bucket })) for (const c of page.Contents ?? []) shown.push([c.Key ?? '', c.ETag]);
+      const body = (key: string): string => (bucket === 'azure-tenant' ? `t/${key}` : key);
+      expect(shown.length).toBeGreaterThan(0);
+      expect(shown).toEqual(shown.map(([key]) => [key, `"${createHash('md5').update(body(key)).digest('hex')}"`]));
+    } finally {
+      client.destroy();
+    }
+  }, 60_000);
 });
 
 /**

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 /**
  * The real clients the suites drive: aws-cli (both generations on the machine), boto3 (both generations),
- * the JS SDK v3, rclone, restic and curl. A missing client fails the test loudly with the package to install,
+ * the JS SDK v3, rclone, restic, s3cmd and curl. A missing client fails the test loudly with the package to install,
  * and so does an aws-cli or boto3 of another generation than the one a spec names (`GENERATIONS`).
  */
 export interface Keys {
@@ -219,30 +219,31 @@ export function restic(endpoint: string, keys: Keys, path: string, password: str
 }
 
 /**
+ * Runs s3cmd against the gateway (path-style, SigV4, plain HTTP) from a configuration file of its own, so no
+ * ~/.s3cfg is read. s3cmd checks every upload by the ETag answered (an MD5 it compares with the file's) and
+ * retries a mismatch.
+ */
+export async function s3cmd(endpoint: string, keys: Keys, args: readonly string[]): Promise<Run> {
+  const host = new URL(endpoint).host;
+  const dir = mkdtempSync(join(tmpdir(), 's3cmd-'));
+  try {
+    const config = join(dir, 's3cfg');
+    writeFileSync(
+      config,
+      ['[default]', `access_key = ${keys.accessKeyId}`, `secret_key = ${keys.secretAccessKey}`, `host_base = ${host}`, `host_bucket = ${host}`,
+        'use_https = False', 'signature_v2 = False', 'bucket_location = us-east-1', ''].join('\n'),
+    );
+    return await run('s3cmd', ['-c', config, ...args], { PATH: process.env.PATH, HOME: dir }, 'apt-get install s3cmd (Debian package s3cmd)');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
  * Runs curl signing with its own SigV4 (`--aws-sigv4`, an implementation apart from the SDKs') for `keys`,
  * with `-s` and `args`; stdout ends with the status when `args` asks for `-w '%{http_code}'`.
  */
 export function curlSigned(keys: Keys, args: readonly string[]): Promise<Run> {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
   return run('curl', ['-s', '--aws-sigv4', 'aws:amz:us-east-1:s3', '--user', `${keys.accessKeyId}:${keys.secretAccessKey}`, ...args], env, 'apt-get install curl');
-}
-
-/**
- * s3cmd against the gateway, path-style, SigV4, from a configuration file of its own (written to a fresh
- * directory, removed afterwards).
- */
-export async function s3cmd(endpoint: string, keys: Keys, args: readonly string[]): Promise<Run> {
-  const host = new URL(endpoint).host;
-  const dir = mkdtempSync(join(tmpdir(), 's3cmd-'));
-  try {
-    const config = join(dir, 's3cmd.cfg');
-    writeFileSync(
-      config,
-      ['[default]', `access_key = ${keys.accessKeyId}`, `secret_key = ${keys.secretAccessKey}`, `host_base = ${host}`, `host_bucket = ${host}`,
-        'use_https = False', 'signature_v2 = False', 'bucket_location = us-east-1', ''].join('\n'),
-    );
-    return await run('s3cmd', ['-c', config, ...args], { PATH: process.env.PATH, HOME: process.env.HOME }, 'apt-get install s3cmd');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

@@ -8,6 +8,7 @@ import { invalidRange, parseRange, resolveRange, unsatisfiedRange, type ByteRang
 import { fromBase64 } from '../bytes';
 import { storageClassOf } from './azure/access-tier';
 import { azureError } from './azure/errors';
+import { s3EtagOfAnswer } from './azure/etag';
 import { readBlobListBody } from './azure/listing';
 import { SAS_RESPONSE_OVERRIDES, blobSasQuery, type BlobSas } from './azure/sas';
 import { sharedKeyAuthorization } from './azure/shared-key';
@@ -124,13 +125,14 @@ export class AzureStore implements ObjectStore {
   }
 
   /**
-   * Azure's answer in S3's terms: 201 Created is 200, 202 Accepted (delete) is 204, errors are S3 XML. A read's
-   * preconditions are evaluated on the answer's ETag and Last-Modified, so a 304 or 412 still begins the read
-   * (and drops it); a range past the blob's end is 416, as S3 answers it (Azurite answers it with the blob).
+   * Azure's answer in S3's terms: 201 Created is 200, 202 Accepted (delete) is 204, errors are S3 XML, the
+   * ETag is the blob's S3 ETag (azure/etag.ts). A read's preconditions are evaluated on that ETag and the
+   * answer's Last-Modified, so a 304 or 412 still begins the read (and drops it) and holds for the very bytes
+   * read; a range past the blob's end is 416, as S3 answers it (Azurite answers it with the blob).
    */
   private respond(request: ObjectRequest, status: number, headers: ReadonlyHeaders, range?: ByteRange): ResponseHead | ProxyResponse {
+    const etag = s3EtagOfAnswer(status, headers);
     if (status === 200 || status === 206) {
-      const etag = headers.get('etag') ?? '';
       const lastModified = headers.get('last-modified') ?? undefined;
       const failed = evaluatePreconditions(request.headers, etag, lastModified);
       if (failed !== undefined) {
@@ -148,6 +150,7 @@ export class AzureStore implements ObjectStore {
     }
     if (request.method === 'DELETE') return deleted(request);
     const out = s3ResponseHeaders(headers, request.requestId, 'x-ms-meta-', fromAzureMetadataName);
+    if (out.etag !== undefined) out.etag = etag;
     const storageClass = storageClassOf(headers.get('x-ms-access-tier'));
     if (storageClass !== 'STANDARD') out['x-amz-storage-class'] = storageClass;
     if (request.method === 'PUT') {
@@ -158,15 +161,16 @@ export class AzureStore implements ObjectStore {
   }
 
   /**
-   * A write's or delete's If-Match, read as S3 reads it and pinned to the ETag the blob has: Azure answers
-   * If-Match on a missing blob with 412 (Azurite writes on `*`) and takes only its own quoted form. The
-   * pinned ETag keeps the request atomic: a blob changed in between still fails.
+   * A write's or delete's If-Match, read as S3 reads it against the blob's S3 ETag (its MD5, azure/etag.ts)
+   * and pinned to Azure's own ETag of the blob read: Azure answers If-Match on a missing blob with 412
+   * (Azurite writes on `*`) and knows only its own ETags. The pin keeps the request atomic: a blob changed in
+   * between still fails. (A write's If-None-Match is only `*`, which Azure takes as it is.)
    */
   private async pinIfMatch(request: ObjectRequest, blob: string, headers: HeaderMap): Promise<void> {
     const ifMatch = request.headers['if-match'];
     if (ifMatch === undefined) return;
     const current = await this.blobHead(blob, { trace: request.trace });
-    checkWriteIfMatch(ifMatch, current?.get('etag') ?? undefined, request.key);
+    checkWriteIfMatch(ifMatch, current === undefined ? undefined : s3EtagOfAnswer(200, current), request.key);
     headers['if-match'] = current?.get('etag') ?? '';
   }
 

@@ -12,8 +12,9 @@
 import { childOf, decodeEntities, listOf, parseXml, textOf, type ParsedXml } from '../../xml';
 import { elementText } from '../../listing/compact';
 import { Cursor, EMPTY_ELEMENT, FAILED, MORE, PieceScanner, UNRECOGNISED, scanOrParse, type Step } from '../../listing/scanner';
-import { isoDate, quoteEtag, relativeKey, sortItems, type BackendListPage, type ListItem } from '../../listing/paging';
+import { isoDate, relativeKey, sortItems, type BackendListPage, type ListItem } from '../../listing/paging';
 import { storageClassOf } from './access-tier';
+import { s3Etag } from './etag';
 
 export { UNRECOGNISED };
 
@@ -22,6 +23,8 @@ export interface RawBlob {
   readonly name: string;
   readonly lastModified: string;
   readonly etag: string;
+  /** Base64, as Azure keeps it; '' for a blob it keeps none for (committed with Put Block List). */
+  readonly contentMd5: string;
   readonly contentLength: string;
   readonly accessTier: string;
 }
@@ -67,7 +70,7 @@ function toBlobPage(raw: RawBlobList, backendPrefix: string): BackendListPage {
       entry: {
         key,
         lastModified: isoDate(blob.lastModified),
-        etag: quoteEtag(blob.etag),
+        etag: s3Etag(blob.etag, blob.contentMd5),
         size: Number(blob.contentLength || 0),
         storageClass: storageClassOf(blob.accessTier),
       },
@@ -91,6 +94,7 @@ function fromTree(doc: ParsedXml): RawBlobList {
         name: text(blob, 'Name'),
         lastModified: text(props, 'Last-Modified'),
         etag: text(props, 'Etag'),
+        contentMd5: text(props, 'Content-MD5'),
         contentLength: text(props, 'Content-Length'),
         accessTier: text(props, 'AccessTier'),
       };
@@ -209,10 +213,11 @@ function readBlob(name: string, props: string): RawBlob | undefined {
   }
   const lastModified = property(props, 'Last-Modified');
   const etag = property(props, 'Etag');
+  const contentMd5 = property(props, 'Content-MD5');
   const contentLength = property(props, 'Content-Length');
   const accessTier = property(props, 'AccessTier');
-  if (lastModified === undefined || etag === undefined || contentLength === undefined || accessTier === undefined) return undefined;
-  return { name, lastModified, etag, contentLength, accessTier };
+  if (lastModified === undefined || etag === undefined || contentMd5 === undefined || contentLength === undefined || accessTier === undefined) return undefined;
+  return { name, lastModified, etag, contentMd5, contentLength, accessTier };
 }
 
 /** The text of the first property named `name` ('' when it is empty or absent). */

@@ -17,6 +17,8 @@ const backend = (containerName: string, extra: Partial<AzureBackend> = {}): Azur
 
 type Answer = { status: number; headers?: Record<string, string> };
 const BLOB: Answer = { status: 200, headers: { etag: '"0x8DC1"', 'last-modified': 'Tue, 01 Dec 2026 10:00:00 GMT', 'content-md5': 'AQIDBAUGBwgJCgsMDQ4PEA==', 'content-length': '5' } };
+/** The ETag the gateway shows for BLOB: the hex of its Content-MD5 (azure/etag.ts). */
+const BLOB_ETAG = '"0102030405060708090a0b0c0d0e0f10"';
 
 /** A store whose client answers in turn (`answers` a list) or by request (a function). */
 function storeOf(answers: Answer[] | ((request: BackendRequest) => Answer), seen: BackendRequest[], of = backend('dest')): AzureStore {
@@ -40,13 +42,13 @@ describe('AzureStore.copyObject', () => {
   it('GIVEN COPY THEN the source\'s HEAD, a Copy Blob pinned to its ETag, and the HEAD whose ETag and time the answer gives', async () => {
     const seen: BackendRequest[] = [];
     const store = storeOf([BLOB, { status: 202, headers: { 'x-ms-copy-status': 'success' } }, { ...BLOB, headers: { ...BLOB.headers, etag: '"0x8DC2"' } }], seen);
-    const result = await store.copyObject(copyOf(backend('source'), { 'x-amz-copy-source-if-match': '"0x8DC1"', 'x-amz-meta-ignored': 'x' }));
+    const result = await store.copyObject(copyOf(backend('source'), { 'x-amz-copy-source-if-match': BLOB_ETAG, 'x-amz-meta-ignored': 'x' }));
     expect(seen.map(shape)).toEqual([['HEAD', '/source/tenant/src/a%20b.txt'], ['PUT', '/dest/tenant/dst.txt'], ['HEAD', '/dest/tenant/dst.txt']]);
     const copy = seen[1];
     expect(copy.headers).toMatchObject({ 'x-ms-copy-source': `${ENDPOINT}/source/tenant/src/a%20b.txt`, 'x-ms-source-if-match': '"0x8DC1"', 'content-length': '0' });
     expect(copy.headers.authorization).toMatch(new RegExp(`^SharedKey ${AZURITE_ACCOUNT}:`));
     expect(Object.keys(copy.headers).filter((name) => name.startsWith('x-ms-meta-'))).toEqual([]);
-    expect(result).toEqual({ etag: '"0x8DC2"', lastModified: '2026-12-01T10:00:00.000Z' });
+    expect(result).toEqual({ etag: BLOB_ETAG, lastModified: '2026-12-01T10:00:00.000Z' });
   });
 
   it('GIVEN REPLACE THEN Set Blob Metadata with the request\'s metadata, and Set Blob Properties with its content headers and the blob\'s MD5', async () => {
@@ -71,7 +73,7 @@ describe('AzureStore.copyObject', () => {
   it('GIVEN a failed copy-source condition or a missing source THEN 412 or NoSuchKey, and nothing is copied', async () => {
     for (const [headers, answer, code] of [
       [{ 'x-amz-copy-source-if-match': '"0x0123"' }, BLOB, 'PreconditionFailed'],
-      [{ 'x-amz-copy-source-if-none-match': '"0x8DC1"' }, BLOB, 'PreconditionFailed'],
+      [{ 'x-amz-copy-source-if-none-match': BLOB_ETAG }, BLOB, 'PreconditionFailed'],
       [{ 'x-amz-copy-source-if-modified-since': 'Wed, 02 Dec 2026 10:00:00 GMT' }, BLOB, 'PreconditionFailed'],
       [{}, { status: 404, headers: { 'x-ms-error-code': 'BlobNotFound' } }, 'NoSuchKey'],
     ] as const) {
@@ -91,11 +93,11 @@ describe('AzureStore.copyObject', () => {
 });
 
 describe('AzureStore.deleteObjects', () => {
-  it('GIVEN entries THEN each is its DeleteObject: a SAS-signed Delete Blob (snapshots too), an ETag read and pinned first', async () => {
+  it('GIVEN entries THEN each is its DeleteObject: a SAS-signed Delete Blob (snapshots too), an ETag read and pinned first (to Azure\'s own)', async () => {
     const seen: BackendRequest[] = [];
     // Entries are deleted concurrently: answered by request, not in turn.
     const store = storeOf((request) => (request.method === 'HEAD' ? BLOB : { status: 202 }), seen);
-    const out = await store.deleteObjects({ entries: [{ key: 'a.txt' }, { key: 'b.txt', etag: '"0x8DC1"' }], quiet: false, headers: {}, checksums: [], requestId: 'r1', resource: '/b?delete' });
+    const out = await store.deleteObjects({ entries: [{ key: 'a.txt' }, { key: 'b.txt', etag: BLOB_ETAG }], quiet: false, headers: {}, checksums: [], requestId: 'r1', resource: '/b?delete' });
     expect(out).toEqual({ deleted: [{ Key: 'a.txt' }, { Key: 'b.txt' }], errors: [] });
     const sent = (method: string, blob: string): BackendRequest | undefined => seen.find((r) => r.method === method && r.url.split('?')[0] === `${ENDPOINT}/dest/tenant/${blob}`);
     expect(seen).toHaveLength(3);

@@ -7,9 +7,9 @@ import { streamOf as body } from '../../../support/streams';
  */
 
 const HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><EnumerationResults ServiceEndpoint="http://127.0.0.1:10000/devstoreaccount1" ContainerName="store">';
-/** A blob as Azurite writes it. */
-const azurite = (name: string, tier = 'Hot', etag = '0x2031217F4BC5CA0'): string =>
-  `<Blob><Name>${name}</Name><Properties><Creation-Time>Sat, 28 Nov 2026 02:53:21 GMT</Creation-Time><Last-Modified>Sat, 28 Nov 2026 02:53:21 GMT</Last-Modified><Etag>${etag}</Etag><Content-Length>11</Content-Length><Content-Type>application/octet-stream</Content-Type><Content-MD5>ndTkYSaMgDT1yFZOFVxnpg==</Content-MD5><BlobType>BlockBlob</BlobType><LeaseStatus>unlocked</LeaseStatus><LeaseState>available</LeaseState><ServerEncrypted>true</ServerEncrypted><AccessTier>${tier}</AccessTier><AccessTierChangeTime>Sat, 28 Nov 2026 02:53:21 GMT</AccessTierChangeTime></Properties></Blob>`;
+/** A blob as Azurite writes it; one committed with Put Block List has no Content-MD5 (`md5` ''). */
+const azurite = (name: string, tier = 'Hot', etag = '0x2031217F4BC5CA0', md5 = 'ndTkYSaMgDT1yFZOFVxnpg=='): string =>
+  `<Blob><Name>${name}</Name><Properties><Creation-Time>Sat, 28 Nov 2026 02:53:21 GMT</Creation-Time><Last-Modified>Sat, 28 Nov 2026 02:53:21 GMT</Last-Modified><Etag>${etag}</Etag><Content-Length>11</Content-Length><Content-Type>application/octet-stream</Content-Type>${md5 ? `<Content-MD5>${md5}</Content-MD5>` : ''}<BlobType>BlockBlob</BlobType><LeaseStatus>unlocked</LeaseStatus><LeaseState>available</LeaseState><ServerEncrypted>true</ServerEncrypted><AccessTier>${tier}</AccessTier><AccessTierChangeTime>Sat, 28 Nov 2026 02:53:21 GMT</AccessTierChangeTime></Properties></Blob>`;
 /** A blob as Azure's documentation shows it: empty properties self-closed with a space, an empty OrMetadata. */
 const azure = (name: string): string =>
   `<Blob><Name>${name}</Name><Properties><Creation-Time>Fri, 27 Nov 2026 10:00:00 GMT</Creation-Time><Last-Modified>Fri, 27 Nov 2026 10:00:01 GMT</Last-Modified><Etag>0x8DD0F1A2B3C4D5E</Etag><Content-Length>0</Content-Length><Content-Type>text/plain</Content-Type><Content-Encoding /><Content-Language /><Content-CRC64 /><Content-MD5>1B2M2Y8AsgTpgAmY7PhCfg==</Content-MD5><Cache-Control /><Content-Disposition /><BlobType>BlockBlob</BlobType><AccessTier>Archive</AccessTier><AccessTierInferred>true</AccessTierInferred><LeaseStatus>unlocked</LeaseStatus><LeaseState>available</LeaseState><ServerEncrypted>true</ServerEncrypted></Properties><OrMetadata /></Blob>`;
@@ -26,11 +26,11 @@ function scanned(xml: string, backendPrefix = 'tenant-a/'): ReturnType<typeof sc
 const keys = (page: ReturnType<typeof scanBlobList> | undefined): string[] | undefined => (page === UNRECOGNISED ? undefined : page?.items.map((i) => i.key));
 
 describe('scanBlobList: the forms Azure and Azurite send', () => {
-  it('GIVEN Azurite\'s page THEN names are stripped, dates ISO, ETags quoted, tiers read as storage classes, the marker kept', () => {
-    const page = scanned(doc(azurite('tenant-a/k-0 &amp;&lt;é') + azurite('tenant-a/k-1', 'Cool'), '<NextMarker>tenant-a/k-1</NextMarker>'));
+  it('GIVEN Azurite\'s page THEN names are stripped, dates ISO, ETags the hex MD5 or else Azure\'s quoted, tiers read as storage classes, the marker kept', () => {
+    const page = scanned(doc(azurite('tenant-a/k-0 &amp;&lt;é') + azurite('tenant-a/k-1', 'Cool', '0x2031217F4BC5CA0', ''), '<NextMarker>tenant-a/k-1</NextMarker>'));
     expect(page).toEqual({
       items: [
-        { key: 'k-0 &<é', entry: { key: 'k-0 &<é', lastModified: '2026-11-28T02:53:21.000Z', etag: '"0x2031217F4BC5CA0"', size: 11, storageClass: 'STANDARD' } },
+        { key: 'k-0 &<é', entry: { key: 'k-0 &<é', lastModified: '2026-11-28T02:53:21.000Z', etag: '"9dd4e461268c8034f5c8564e155c67a6"', size: 11, storageClass: 'STANDARD' } },
         { key: 'k-1', entry: { key: 'k-1', lastModified: '2026-11-28T02:53:21.000Z', etag: '"0x2031217F4BC5CA0"', size: 11, storageClass: 'STANDARD_IA' } },
       ],
       next: 'tenant-a/k-1',
@@ -47,6 +47,12 @@ describe('scanBlobList: the forms Azure and Azurite send', () => {
     expect(page !== UNRECOGNISED && page.next).toBeUndefined();
   });
 
+  it('GIVEN Azure\'s form with a Content-MD5, or with it empty (Put Block List keeps none) THEN the hex MD5, else Azure\'s own ETag quoted', () => {
+    const noMd5 = azure('tenant-a/b').replace(/<Content-MD5>[^<]*<\/Content-MD5>/, '<Content-MD5 />');
+    const page = scanned(doc(azure('tenant-a/a') + noMd5));
+    expect(page !== UNRECOGNISED && page.items.map((i) => i.entry?.etag)).toEqual(['"d41d8cd98f00b204e9800998ecf8427e"', '"0x8DD0F1A2B3C4D5E"']);
+  });
+
   it('GIVEN blob prefixes beside blobs THEN both are merged in name order, those outside backend_prefix dropped', () => {
     const page = scanned(doc(azurite('tenant-a/b') + azurite('tenant-b/x') + prefix('tenant-a/a/') + prefix('tenant-a/c/') + prefix('tenant-b/d/')));
     expect(keys(page)).toEqual(['a/', 'b', 'c/']);
@@ -58,7 +64,7 @@ describe('scanBlobList: the forms Azure and Azurite send', () => {
   });
 
   it('GIVEN a repeated property, the first self-closed THEN the first counts, as for the parser', () => {
-    const blob = azurite('tenant-a/k').replace('<Etag>', '<Etag/><Etag>').replace('<AccessTier>', '<AccessTier-Old>x</AccessTier-Old><AccessTier>');
+    const blob = azurite('tenant-a/k', 'Hot', '0x2031217F4BC5CA0', '').replace('<Etag>', '<Etag/><Etag>').replace('<AccessTier>', '<AccessTier-Old>x</AccessTier-Old><AccessTier>');
     const page = scanned(doc(blob));
     expect(page !== UNRECOGNISED && page.items[0].entry?.etag).toBe('""');
     expect(page !== UNRECOGNISED && page.items[0].entry?.storageClass).toBe('STANDARD');
