@@ -9,10 +9,11 @@ import { fromBase64 } from '../bytes';
 import { storageClassOf } from './azure/access-tier';
 import { azureError } from './azure/errors';
 import { readBlobListBody } from './azure/listing';
+import { AzureMultipart, S3_ETAG_METADATA, s3ETagOf } from './azure/multipart';
 import { SAS_RESPONSE_OVERRIDES, blobSasQuery, type BlobSas } from './azure/sas';
 import { sharedKeyAuthorization } from './azure/shared-key';
 import { collectPage, startPosition, toListPage, type BackendListPage } from '../listing/paging';
-import type { BackendCall, ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
+import type { BackendCall, ListPage, ListParams, MultipartStore, ObjectRequest, ObjectStore, StoreDeps } from './store';
 import { deleted, refuseUnsupportedFeatures, s3ErrorResponse, s3ResponseHeaders, userMetadata } from './translate';
 
 /** The Blob service version the gateway speaks (header `x-ms-version` and SAS `sv`). */
@@ -41,6 +42,12 @@ const PUT_HEADERS = ['content-length', 'content-md5', 'if-match', 'if-none-match
  */
 export class AzureStore implements ObjectStore {
   private readonly key?: Uint8Array;
+  readonly multipart: MultipartStore = new AzureMultipart({
+    blobUrl: (key) => `${this.containerUrl()}/${encodeKey(this.blobName(key))}`,
+    send: (method, url, call, headers, body) => this.send(method, url, call, headers, body),
+    head: (key, call) => this.blobHead(this.blobName(key), call),
+    objectHeaders: (headers) => objectHeaders(headers),
+  });
 
   constructor(
     private readonly backend: AzureBackend,
@@ -56,14 +63,18 @@ export class AzureStore implements ObjectStore {
     return `${this.backend.endpoint}/${encodeKey(this.backend.containerName, false)}`;
   }
 
+  /** The blob of a key. Azure reads `\` in a blob name as `/` (Azurite stores `a\b` as `a/b`), so the blob reached
+   * would not be the key authorized: such keys are refused, as S3 keys Azure cannot hold. */
+  private blobName(key: string): string {
+    if (key.includes('\\')) {
+      throw new S3Error('InvalidArgument', 'An Azure backend cannot store a key holding "\\": Azure reads it as "/"', { Key: key });
+    }
+    return this.backend.backendPrefix + key;
+  }
+
   async forwardObject(request: ObjectRequest): Promise<Forward> {
     refuseUnsupportedFeatures(request);
-    // Azure reads `\` in a blob name as `/` (Azurite stores `a\b` as `a/b`), so the blob reached would not
-    // be the key authorized: such keys are refused, as S3 keys Azure cannot hold.
-    if (request.key.includes('\\')) {
-      throw new S3Error('InvalidArgument', 'An Azure backend cannot store a key holding "\\": Azure reads it as "/"', { Key: request.key });
-    }
-    const blob = this.backend.backendPrefix + request.key;
+    const blob = this.blobName(request.key);
     const headers: HeaderMap = { 'x-ms-version': AZURE_API_VERSION };
     const range = parseRange(request.headers.range);
     const query = request.query ?? {};
@@ -87,10 +98,7 @@ export class AzureStore implements ObjectStore {
       headers['x-ms-blob-type'] = 'BlockBlob';
       copy(request.headers, headers, PUT_HEADERS);
       await this.pinIfMatch(request, blob, headers);
-      for (const [s3Name, azureName] of Object.entries(PUT_PROPERTY_HEADERS)) {
-        if (request.headers[s3Name] !== undefined) headers[azureName] = request.headers[s3Name];
-      }
-      for (const [name, value] of userMetadata(request.headers)) headers[`x-ms-meta-${toAzureMetadataName(name)}`] = value;
+      Object.assign(headers, objectHeaders(request.headers));
     } else {
       permissions = 'd';
       headers['x-ms-delete-snapshots'] = 'include';
@@ -122,8 +130,8 @@ export class AzureStore implements ObjectStore {
    * (and drops it); a range past the blob's end is 416, as S3 answers it (Azurite answers it with the blob).
    */
   private respond(request: ObjectRequest, status: number, headers: ReadonlyHeaders, range?: ByteRange): ResponseHead | ProxyResponse {
+    const etag = s3ETagOf(headers);
     if (status === 200 || status === 206) {
-      const etag = headers.get('etag') ?? '';
       const lastModified = headers.get('last-modified') ?? undefined;
       const failed = evaluatePreconditions(request.headers, etag, lastModified);
       if (failed !== undefined) {
@@ -141,6 +149,8 @@ export class AzureStore implements ObjectStore {
     }
     if (request.method === 'DELETE') return deleted(request);
     const out = s3ResponseHeaders(headers, request.requestId, 'x-ms-meta-', fromAzureMetadataName);
+    delete out[HIDDEN_METADATA];
+    if (etag !== '') out.etag = etag;
     const storageClass = storageClassOf(headers.get('x-ms-access-tier'));
     if (storageClass !== 'STANDARD') out['x-amz-storage-class'] = storageClass;
     if (request.method === 'PUT') {
@@ -159,15 +169,15 @@ export class AzureStore implements ObjectStore {
     const ifMatch = request.headers['if-match'];
     if (ifMatch === undefined) return;
     const current = await this.blobHead(blob, { trace: request.trace });
-    checkWriteIfMatch(ifMatch, current?.get('etag') ?? undefined, request.key);
+    checkWriteIfMatch(ifMatch, current === undefined ? undefined : s3ETagOf(current), request.key);
     headers['if-match'] = current?.get('etag') ?? '';
   }
 
   /** A Shared Key signed (or, without a key, anonymous) request the core sends itself. */
-  private async send(method: string, url: string, call?: BackendCall): Promise<BackendResponse> {
-    const headers: HeaderMap = { 'x-ms-version': AZURE_API_VERSION, 'x-ms-date': new Date(this.deps.now()).toUTCString() };
+  private async send(method: string, url: string, call?: BackendCall, extra: HeaderMap = {}, body?: ReadableStream<Uint8Array> | Uint8Array): Promise<BackendResponse> {
+    const headers: HeaderMap = { ...extra, 'x-ms-version': AZURE_API_VERSION, 'x-ms-date': new Date(this.deps.now()).toUTCString() };
     if (this.key !== undefined) headers.authorization = await sharedKeyAuthorization(this.backend.accountName, this.key, { method, url, headers });
-    return this.deps.client({ method, url, headers }, call);
+    return this.deps.client({ method, url, headers, body }, call);
   }
 
   private async blobSize(blob: string, call: BackendCall): Promise<number> {
@@ -211,6 +221,19 @@ export class AzureStore implements ObjectStore {
     return toListPage(params, items, resume);
   }
 }
+
+/** The Put Blob (and Put Block List) headers of an S3 write's content headers and user metadata. */
+function objectHeaders(s3: HeaderMap): HeaderMap {
+  const out: HeaderMap = {};
+  for (const [s3Name, azureName] of Object.entries(PUT_PROPERTY_HEADERS)) {
+    if (s3[s3Name] !== undefined) out[azureName] = s3[s3Name];
+  }
+  for (const [name, value] of userMetadata(s3)) out[`x-ms-meta-${toAzureMetadataName(name)}`] = value;
+  return out;
+}
+
+/** The reserved metadata a multipart upload's blob keeps its S3 ETag in, as the client would see it. */
+const HIDDEN_METADATA = `x-amz-meta-${fromAzureMetadataName(S3_ETAG_METADATA.slice('x-ms-meta-'.length))}`;
 
 function copy(from: HeaderMap, to: HeaderMap, names: readonly string[]): void {
   for (const name of names) if (from[name] !== undefined) to[name] = from[name];
