@@ -114,7 +114,7 @@ describe.each(TRANSPORT_RUNTIMES)('multipart uploads onto an Azure Blob backend 
       const head = await s3().send(new HeadObjectCommand({ Bucket: 'azure', Key: 'cli/40mib.bin' }));
       expect(head).toMatchObject({ ContentLength: big.length, ContentType: 'application/x-test', Metadata: { origin: 'cli' }, ETag: multipartETag(big, 8 * MiB) });
       const listed = await s3().send(new ListObjectsV2Command({ Bucket: 'azure', Prefix: 'cli/' }));
-      expect(listed.Contents?.map((c) => [c.Key, c.Size])).toEqual([['cli/40mib.bin', big.length]]);
+      expect(listed.Contents?.map((c) => [c.Key, c.Size, c.ETag])).toEqual([['cli/40mib.bin', big.length, head.ETag]]);
       const down = await awsCli('v2', fx.gw.endpoint, ADMIN, ['s3', 'cp', 's3://azure/cli/40mib.bin', join(dir, `down-${runtime}.bin`)]);
       expect(down.code).toBe(0);
     }, 300_000);

@@ -203,6 +203,8 @@ export class AzureStore implements ObjectStore {
         ['restype', 'container'],
         ['comp', 'list'],
         ['prefix', prefix + params.prefix],
+        // For the S3 ETag a multipart upload kept in its blob's metadata (azure/multipart.ts).
+        ['include', 'metadata'],
         ['maxresults', String(Math.max(1, Math.min(limit, MAX_RESULTS)))],
       ];
       if (params.delimiter) query.push(['delimiter', params.delimiter]);
