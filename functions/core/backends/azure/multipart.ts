@@ -231,12 +231,14 @@ export class AzureMultipart implements MultipartStore {
       // The blocks went between the listing and the commit: another completion or PUT of the key took them.
       code === 'InvalidBlockList' ? new S3Error('InvalidPart', s3Message('InvalidPart') ?? '') : undefined,
     );
+    await response.body?.cancel();
     return etag;
   }
 
   private async putBlock(url: string, id: string, body: ReadableStream<Uint8Array> | Uint8Array, length: number, call: BackendCall): Promise<void> {
     const response = await this.blobs.send('PUT', `${url}?comp=block&blockid=${encodeURIComponent(id)}`, call, { 'content-length': String(length) }, body);
     await failUnless(response, 201);
+    await response.body?.cancel();
   }
 
   /** The blob's uncommitted blocks as `[id, size]`, in Azure's order; none when there is no blob. */
@@ -246,7 +248,7 @@ export class AzureMultipart implements MultipartStore {
       await response.body?.cancel();
       return [];
     }
-    await failUnless(response, 200, undefined, false);
+    await failUnless(response, 200);
     const document = parseXml(await backendDocument(response.body));
     if (document === undefined) throw new S3Error('BadGateway', 'The Azure backend answered Get Block List with an unreadable document');
     const blocks = listOf(childOf(document.BlockList, 'UncommittedBlocks'), 'Block');
@@ -254,12 +256,9 @@ export class AzureMultipart implements MultipartStore {
   }
 }
 
-/** Throws the S3 error for an Azure answer other than `status` (`special` first); leaves a good body unread unless `drain`. */
-async function failUnless(response: BackendResponse, status: number, special?: (code: string | undefined) => S3Error | undefined, drain = true): Promise<void> {
-  if (response.status === status) {
-    if (drain) await response.body?.cancel();
-    return;
-  }
+/** Throws the S3 error for an Azure answer other than `status` (`special` first); a good answer's body is left unread. */
+async function failUnless(response: BackendResponse, status: number, special?: (code: string | undefined) => S3Error | undefined): Promise<void> {
+  if (response.status === status) return;
   await response.body?.cancel();
   const code = response.headers.get('x-ms-error-code') ?? undefined;
   throw special?.(code) ?? azureError(response.status, code);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { BLOCK_ID_BYTES, MIN_PART_BYTES, blockId, completion, partAttempts, readBlockId, s3ETagOf } from '../../../../functions/core/backends/azure/multipart';
+import { AzureMultipart, BLOCK_ID_BYTES, MAX_BLOCK_BYTES, MIN_PART_BYTES, blockId, completion, partAttempts, readBlockId, s3ETagOf } from '../../../../functions/core/backends/azure/multipart';
 
 /** Parts as Azure blocks: the block ids, what Get Block List gives back, and Complete's checks. */
 
@@ -93,5 +93,27 @@ describe('s3ETagOf', () => {
   it('GIVEN a blob a multipart upload made THEN its S3 ETag; any other THEN Azure\'s', () => {
     expect(s3ETagOf(new Headers({ etag: '"0x8D"', 'x-ms-meta-_s3etag': '"abc-2"' }))).toBe('"abc-2"');
     expect(s3ETagOf(new Headers({ etag: '"0x8D"' }))).toBe('"0x8D"');
+  });
+});
+
+describe('AzureMultipart.uploadPart', () => {
+  it('GIVEN a part over Azure\'s 4000 MiB block limit THEN 400 EntityTooLarge before anything is sent', async () => {
+    const sent: string[] = [];
+    const store = new AzureMultipart({
+      blobUrl: (key) => `http://azure.invalid/c/${key}`,
+      send: async (method, url) => {
+        sent.push(`${method} ${url}`);
+        return { status: 201, headers: new Headers(), body: null };
+      },
+      head: async () => undefined,
+      objectHeaders: () => ({}),
+    });
+    const upload = { key: 'k', nonce, headers: {} };
+    await expect(store.uploadPart(upload, 1, new Uint8Array(0), MAX_BLOCK_BYTES + 1, {})).rejects.toMatchObject({
+      code: 'EntityTooLarge',
+      status: 400,
+      detail: { ProposedSize: String(MAX_BLOCK_BYTES + 1), MaxSizeAllowed: String(MAX_BLOCK_BYTES) },
+    });
+    expect(sent).toEqual([]);
   });
 });
