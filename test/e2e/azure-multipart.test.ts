@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type Azurite } from '../support/azurite';
-import { awsCli, boto3, rclone } from '../support/clients';
+import { awsCli, boto3, rclone, s3cmd } from '../support/clients';
 import { TRANSPORT_RUNTIMES } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN, ADMIN_CREDENTIALS, codeOf } from './fixtures';
@@ -143,6 +143,16 @@ result = s3.head_object(Bucket='azure', Key='boto3/12mib.bin')['ETag']`);
       expect(run.stderr).not.toMatch(/ERROR/);
       expect(run.code).toBe(0);
       expect(sha(await blob('rclone/12mib.bin'))).toBe(sha(big.subarray(0, 12 * MiB)));
+    }, 120_000);
+
+    it('GIVEN a 40 MiB file WHEN s3cmd puts it (15 MiB parts) THEN Azure holds it byte for byte and s3cmd gets it back', async () => {
+      const put = await s3cmd(fx.gw.endpoint, ADMIN, dir, ['put', join(dir, '40mib.bin'), 's3://azure/s3cmd/40mib.bin']);
+      expect(put.stderr).not.toMatch(/ERROR|WARNING/);
+      expect(put.code).toBe(0);
+      expect(sha(await blob('s3cmd/40mib.bin'))).toBe(sha(big));
+      const got = await s3cmd(fx.gw.endpoint, ADMIN, dir, ['get', '--force', 's3://azure/s3cmd/40mib.bin', join(dir, `s3cmd-${runtime}.bin`)]);
+      expect(got.stderr).not.toMatch(/ERROR|WARNING/);
+      expect(got.code).toBe(0);
     }, 120_000);
   });
 

@@ -1,11 +1,10 @@
 import { CompleteMultipartUploadCommand, CreateMultipartUploadCommand, HeadObjectCommand, PutObjectCommand, UploadPartCommand } from '@aws-sdk/client-s3';
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { rclone, type Keys, type Run } from '../support/clients';
+import { rclone, s3cmd, type Run } from '../support/clients';
 import { RUNTIMES, RUNTIME_LIMITS, type RuntimeName } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ADMIN } from './fixtures';
@@ -46,28 +45,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   await backends?.stop();
 });
-
-function run(file: string, args: readonly string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(file, args, { timeout: 120_000 }, (err, stdout, stderr) => {
-      const e = err as (NodeJS.ErrnoException & { code?: number | string }) | null;
-      if (e && e.code === 'ENOENT') throw new Error(`${file} is not installed: apt-get install s3cmd`);
-      resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** s3cmd against the gateway, path-style, SigV4, from its own configuration file. */
-function s3cmd(endpoint: string, keys: Keys, args: readonly string[]): Promise<Run> {
-  const host = new URL(endpoint).host;
-  const config = join(dir, `s3cmd-${host.replace(/[^0-9]/g, '')}.cfg`);
-  writeFileSync(
-    config,
-    ['[default]', `access_key = ${keys.accessKeyId}`, `secret_key = ${keys.secretAccessKey}`, `host_base = ${host}`, `host_bucket = ${host}`,
-      'use_https = False', 'signature_v2 = False', 'bucket_location = us-east-1', ''].join('\n'),
-  );
-  return run('s3cmd', ['-c', config, ...args]);
-}
 
 const HOP_BY_HOP = ['keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade'];
 
@@ -128,7 +105,7 @@ describe.each(RUNTIMES)('headers a runtime rewrites (%s runtime)', (runtime: Run
 
   const modify = async (): Promise<Run> => {
     await backends.direct.send(new PutObjectCommand({ Bucket: 'vers', Key: `headers/modify-${runtime}.txt`, Body: 'modified by s3cmd', ContentType: 'text/plain' }));
-    return s3cmd(ops.gw.endpoint, ADMIN, ['modify', '--add-header=x-amz-meta-color:blue', `s3://vers/headers/modify-${runtime}.txt`]);
+    return s3cmd(ops.gw.endpoint, ADMIN, dir, ['modify', '--add-header=x-amz-meta-color:blue', `s3://vers/headers/modify-${runtime}.txt`]);
   };
   if (RUNTIME_LIMITS[runtime].remapsContentLength) {
     it("s3cmd modify stops on the HEAD answer's size, which the Function URL renamed", async () => {

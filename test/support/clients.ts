@@ -1,5 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * The real clients the suites drive: aws-cli (both generations on the machine), boto3 (both generations),
@@ -123,6 +125,18 @@ export function rclone(endpoint: string, keys: Keys, args: readonly string[], in
     RCLONE_CONFIG_GW_SECRET_ACCESS_KEY: keys.secretAccessKey,
   };
   return run('rclone', ['--retries', '1', '--low-level-retries', '1', ...args], env, 'apt-get install rclone (Debian package rclone)', input);
+}
+
+/** s3cmd against the gateway, path-style, SigV4, from its own configuration file (written into `dir`). */
+export function s3cmd(endpoint: string, keys: Keys, dir: string, args: readonly string[]): Promise<Run> {
+  const host = new URL(endpoint).host;
+  const config = join(dir, `s3cmd-${host.replace(/[^0-9]/g, '')}.cfg`);
+  writeFileSync(
+    config,
+    ['[default]', `access_key = ${keys.accessKeyId}`, `secret_key = ${keys.secretAccessKey}`, `host_base = ${host}`, `host_bucket = ${host}`,
+      'use_https = False', 'signature_v2 = False', 'bucket_location = us-east-1', ''].join('\n'),
+  );
+  return run('s3cmd', ['-c', config, ...args], { PATH: process.env.PATH, HOME: process.env.HOME }, 'apt-get install s3cmd');
 }
 
 /**
