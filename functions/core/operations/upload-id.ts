@@ -16,7 +16,7 @@ import { deriveKey } from '../listing/token';
 import type { MultipartUpload } from '../backends/store';
 
 /** Bytes of an upload's nonce (AES-GCM's IV). */
-export const UPLOAD_NONCE_BYTES = 12;
+const UPLOAD_NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 /** S3's metadata limit (2 KiB) bounds what an id seals; anything much longer was not made here. */
 const MAX_ID_CHARS = 16 * 1024;
@@ -68,6 +68,6 @@ function boundTo(bucket: string, key: string): Uint8Array {
   return new TextEncoder().encode(`${PURPOSE}\0${bucket}\0${key}`);
 }
 
-export function noSuchUpload(uploadId: string): S3Error {
+function noSuchUpload(uploadId: string): S3Error {
   return new S3Error('NoSuchUpload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.', { UploadId: uploadId });
 }
