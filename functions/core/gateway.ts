@@ -14,6 +14,7 @@ import { readIdentityProvider, type IdentityProvider } from './oidc/provider-key
 import type { RequestRecord } from './observability/record';
 import type { Metrics } from './observability/metrics';
 import { ListTokens } from './listing/token';
+import { UploadIds } from './operations/upload-id';
 import { respond } from './operations/operation';
 import { Query } from './query';
 import { errorResponse } from './responses';
@@ -80,7 +81,7 @@ export class Gateway {
       now,
       s3Credentials: s3CredentialSource(this.identityProvider && federation(this.identityProvider, config, deps, now)),
     });
-    const services = { listTokens: new ListTokens(key), now, unseal };
+    const services = { listTokens: new ListTokens(key), uploadIds: new UploadIds(key), now, unseal };
     this.s3 = new S3Api({ config, stores, services, now, unseal, createdAt: new Date(now()).toISOString() });
   }
 

@@ -8,12 +8,13 @@ import { invalidRange, parseRange, resolveRange, unsatisfiedRange, type ByteRang
 import { fromBase64 } from '../bytes';
 import { storageClassOf } from './azure/access-tier';
 import { azureError } from './azure/errors';
-import { s3EtagOfAnswer } from './azure/etag';
+import { S3_ETAG_METADATA, s3EtagOfAnswer } from './azure/etag';
 import { readBlobListBody } from './azure/listing';
+import { AzureMultipart } from './azure/multipart';
 import { SAS_RESPONSE_OVERRIDES, blobSasQuery, type BlobSas } from './azure/sas';
 import { sharedKeyAuthorization } from './azure/shared-key';
 import { collectPage, startPosition, toListPage, type BackendListPage } from '../listing/paging';
-import type { BackendCall, CopyRequest, CopyResult, DeleteBatch, DeleteOutcome, ListPage, ListParams, ObjectRequest, ObjectStore, StoreDeps } from './store';
+import type { BackendCall, CopyRequest, CopyResult, DeleteBatch, DeleteOutcome, ListPage, ListParams, MultipartStore, ObjectRequest, ObjectStore, StoreDeps } from './store';
 import { copySourceConditions, deleteEach, deleted, refuseUnsupportedFeatures, replacesMetadata, s3ErrorResponse, s3ResponseHeaders, userMetadata } from './translate';
 
 /** The Blob service version the gateway speaks (header `x-ms-version` and SAS `sv`). */
@@ -42,6 +43,12 @@ const PUT_HEADERS = ['content-length', 'content-md5', 'if-match', 'if-none-match
  */
 export class AzureStore implements ObjectStore {
   private readonly key?: Uint8Array;
+  readonly multipart: MultipartStore = new AzureMultipart({
+    blobUrl: (key) => `${this.containerUrl()}/${encodeKey(this.blobName(key))}`,
+    send: (method, url, call, headers, body) => this.send(method, url, call, headers, body),
+    head: (key, call) => this.blobHead(this.blobName(key), call),
+    objectHeaders: (headers) => objectHeaders(headers),
+  });
 
   constructor(
     private readonly backend: AzureBackend,
@@ -83,10 +90,7 @@ export class AzureStore implements ObjectStore {
       headers['x-ms-blob-type'] = 'BlockBlob';
       copy(request.headers, headers, PUT_HEADERS);
       await this.pinIfMatch(request, blob, headers);
-      for (const [s3Name, azureName] of Object.entries(PUT_PROPERTY_HEADERS)) {
-        if (request.headers[s3Name] !== undefined) headers[azureName] = request.headers[s3Name];
-      }
-      for (const [name, value] of userMetadata(request.headers)) headers[`x-ms-meta-${toAzureMetadataName(name)}`] = value;
+      Object.assign(headers, objectHeaders(request.headers));
     } else {
       permissions = 'd';
       headers['x-ms-delete-snapshots'] = 'include';
@@ -150,6 +154,7 @@ export class AzureStore implements ObjectStore {
     }
     if (request.method === 'DELETE') return deleted(request);
     const out = s3ResponseHeaders(headers, request.requestId, 'x-ms-meta-', fromAzureMetadataName);
+    delete out[HIDDEN_METADATA];
     if (out.etag !== undefined) out.etag = etag;
     const storageClass = storageClassOf(headers.get('x-ms-access-tier'));
     if (storageClass !== 'STANDARD') out['x-amz-storage-class'] = storageClass;
@@ -175,10 +180,10 @@ export class AzureStore implements ObjectStore {
   }
 
   /** A Shared Key signed (or, without a key, anonymous) request the core sends itself, with `extra` headers. */
-  private async send(method: string, url: string, call?: BackendCall, extra: HeaderMap = {}): Promise<BackendResponse> {
+  private async send(method: string, url: string, call?: BackendCall, extra: HeaderMap = {}, body?: ReadableStream<Uint8Array> | Uint8Array): Promise<BackendResponse> {
     const headers: HeaderMap = { ...extra, 'x-ms-version': AZURE_API_VERSION, 'x-ms-date': new Date(this.deps.now()).toUTCString() };
     if (this.key !== undefined) headers.authorization = await sharedKeyAuthorization(this.backend.accountName, this.key, { method, url, headers });
-    return this.deps.client({ method, url, headers, body: method === 'PUT' ? new Uint8Array(0) : null }, call);
+    return this.deps.client({ method, url, headers, body: body ?? (method === 'PUT' ? new Uint8Array(0) : null) }, call);
   }
 
   private async blobSize(blob: string, call: BackendCall): Promise<number> {
@@ -271,6 +276,8 @@ export class AzureStore implements ObjectStore {
         ['restype', 'container'],
         ['comp', 'list'],
         ['prefix', prefix + params.prefix],
+        // For the S3 ETag a multipart upload kept in its blob's metadata (azure/multipart.ts).
+        ['include', 'metadata'],
         ['maxresults', String(Math.max(1, Math.min(limit, MAX_RESULTS)))],
       ];
       if (params.delimiter) query.push(['delimiter', params.delimiter]);
@@ -295,6 +302,19 @@ async function checked(response: BackendResponse): Promise<void> {
   await backendDocument(response.body);
   if (response.status >= 300) throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
 }
+
+/** The Put Blob (and Put Block List) headers of an S3 write's content headers and user metadata. */
+function objectHeaders(s3: HeaderMap): HeaderMap {
+  const out: HeaderMap = {};
+  for (const [s3Name, azureName] of Object.entries(PUT_PROPERTY_HEADERS)) {
+    if (s3[s3Name] !== undefined) out[azureName] = s3[s3Name];
+  }
+  for (const [name, value] of userMetadata(s3)) out[`x-ms-meta-${toAzureMetadataName(name)}`] = value;
+  return out;
+}
+
+/** The reserved metadata a multipart upload's blob keeps its S3 ETag in, as the client would see it. */
+const HIDDEN_METADATA = `x-amz-meta-${fromAzureMetadataName(S3_ETAG_METADATA.slice('x-ms-meta-'.length))}`;
 
 function copy(from: HeaderMap, to: HeaderMap, names: readonly string[]): void {
   for (const name of names) if (from[name] !== undefined) to[name] = from[name];

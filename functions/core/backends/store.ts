@@ -34,6 +34,12 @@ export interface ObjectStore {
    * operations/copy-object.ts). Absent: the store cannot copy.
    */
   copyObject?(request: CopyRequest, call?: BackendCall): Promise<CopyResult>;
+  /**
+   * S3 multipart uploads the gateway carries out itself on a store without S3's multipart API (Azure's
+   * blocks), its upload ids sealed by the core (operations/upload-id.ts). Absent: S3-compatible stores
+   * answer multipart requests with their own API; others refuse them (501).
+   */
+  readonly multipart?: MultipartStore;
 }
 
 /** One `<Object>` of a DeleteObjects request: a key, the version it names, and the ETag it must have. */
@@ -80,6 +86,56 @@ export interface CopyResult {
   readonly etag: string;
   /** ISO 8601. */
   readonly lastModified: string;
+}
+
+
+/** An upload the gateway keeps for a `MultipartStore`: what its upload id holds. */
+export interface MultipartUpload {
+  readonly key: string;
+  /** Random per upload: tells its parts from another upload's to the same key. */
+  readonly nonce: Uint8Array;
+  /** What the completed object will carry, in the store's terms (`MultipartStore.objectHeaders`). */
+  readonly headers: HeaderMap;
+}
+
+/** A part as the client names it in CompleteMultipartUpload. */
+export interface PartRef {
+  readonly partNumber: number;
+  readonly etag: string;
+}
+
+/** A part as ListParts shows it. */
+export interface UploadedPart {
+  readonly partNumber: number;
+  /** S3's part ETag: the quoted hex MD5 of its bytes. */
+  readonly etag: string;
+  readonly size: number;
+}
+
+/** Conditions on the object a completion replaces: If-Match (tags as the client sent them) or If-None-Match `*`. */
+export interface WriteConditions {
+  readonly ifMatch?: string;
+  readonly ifNoneMatch?: string;
+}
+
+export interface MultipartStore {
+  /**
+   * The headers the completed object will carry, in the store's terms, from CreateMultipartUpload's object
+   * headers (as write-headers.ts selects them).
+   *
+   * @throws S3Error for what the store cannot keep, as PutObject refuses it.
+   */
+  objectHeaders(key: string, headers: HeaderMap): HeaderMap;
+  /** Stores one part of `length` bytes; its S3 ETag (the quoted hex MD5). */
+  uploadPart(upload: MultipartUpload, partNumber: number, body: ReadableStream<Uint8Array> | Uint8Array, length: number, call: BackendCall): Promise<string>;
+  /** The upload's parts, ascending, each as last uploaded. */
+  listParts(upload: MultipartUpload, call: BackendCall): Promise<UploadedPart[]>;
+  /**
+   * Makes the object of `parts`, in order (already checked to be ascending); its S3 ETag.
+   *
+   * @throws S3Error InvalidPart, EntityTooSmall, PreconditionFailed, NoSuchKey (If-Match with no object).
+   */
+  complete(upload: MultipartUpload, parts: readonly PartRef[], conditions: WriteConditions, call: BackendCall): Promise<string>;
 }
 
 /**

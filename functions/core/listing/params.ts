@@ -6,8 +6,8 @@ import type { Query } from '../query';
  * with S3's defaults, limits and errors.
  */
 
-/** `max-keys` / `max-uploads`: a whole number, at most 1000 (more asks for the limit); 1000 when absent. */
-export function maxEntries(query: Query, name: 'max-keys' | 'max-uploads'): number {
+/** `max-keys` / `max-uploads` / `max-parts`: a whole number, at most 1000 (more asks for the limit); 1000 when absent. */
+export function maxEntries(query: Query, name: 'max-keys' | 'max-uploads' | 'max-parts'): number {
   const raw = query.get(name);
   if (raw !== undefined && !/^\d+$/.test(raw)) throw new S3Error('InvalidArgument', `Provided ${name} not an integer or within integer range`);
   return Math.min(raw === undefined ? 1000 : Number(raw), 1000);

@@ -129,11 +129,14 @@ function parseFields(text: string): Fields | undefined {
   return [after, bucket, range, token];
 }
 
-/** The listing key: HKDF-SHA-256 of SESSION_TOKEN_KEY, so the session key itself seals nothing else. */
-async function deriveKey(secret: Uint8Array): Promise<CryptoKey> {
+/**
+ * An AES-256-GCM key for one purpose (`info`): HKDF-SHA-256 of SESSION_TOKEN_KEY, so the session key itself
+ * seals nothing else and what one purpose seals never opens as another's.
+ */
+export async function deriveKey(secret: Uint8Array, info = 's3-gateway listing token v1'): Promise<CryptoKey> {
   const base = await crypto.subtle.importKey('raw', secret, 'HKDF', false, ['deriveKey']);
   return crypto.subtle.deriveKey(
-    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: new TextEncoder().encode('s3-gateway listing token v1') },
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: new TextEncoder().encode(info) },
     base,
     { name: 'AES-GCM', length: 256 },
     false,

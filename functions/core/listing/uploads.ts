@@ -51,6 +51,7 @@ export const listMultipartUploads: Handler<'ListMultipartUploads'> = async (_op,
  * bucket whose keys for this bucket start with `keyPrefix`, which `params.prefix` then starts with too).
  */
 export async function listUploads(ctx: BucketContext, params: MarkerParams, address: ClientAddress, access: Access): Promise<ProxyResponse> {
+  if (ctx.store.multipart !== undefined) return noUploads(ctx, params, address);
   const store = s3StoreOf(ctx, 'ListMultipartUploads');
   const base = address.keyPrefix;
   const prefix = params.prefix.slice(base.length);
@@ -161,6 +162,29 @@ export async function listUploads(ctx: BucketContext, params: MarkerParams, addr
     },
     ctx.requestId,
     backend.headers,
+  );
+}
+
+/**
+ * The listing of a store whose uploads the gateway carries out itself (`multipart`: Azure): empty. Nothing
+ * records them (their ids are sealed, docs/backends.md), and Azure shows a blob's uncommitted blocks only
+ * while the key has no committed blob, without an upload's id or date.
+ */
+function noUploads(ctx: BucketContext, params: MarkerParams, address: ClientAddress): ProxyResponse {
+  const { encode } = clientNames(params, address.keyPrefix);
+  return documentResponse(
+    'ListMultipartUploadsResult',
+    {
+      Bucket: address.bucket,
+      KeyMarker: encode(params.keyMarker ?? ''),
+      UploadIdMarker: params.idMarker ?? '',
+      Prefix: encode(params.prefix),
+      Delimiter: params.delimiter === undefined ? undefined : encode(params.delimiter),
+      MaxUploads: params.max,
+      EncodingType: params.encodeUrl ? 'url' : undefined,
+      IsTruncated: false,
+    },
+    ctx.requestId,
   );
 }
 

@@ -14,7 +14,9 @@ import { buildXml, childOf, listOf, textOf } from '../xml';
 import { documentHeaders, documentResponse, readDocument, s3StoreOf } from './backend-response';
 import { backendCall, type BucketContext } from '../context';
 import { malformedXml, requestDocument } from './request-document';
-import type { Handler } from './operation';
+import type { Handler, S3Services } from './operation';
+import type { MultipartStore } from '../backends/store';
+import { S3Error, s3Message } from '../errors';
 import { completeHeaders } from './write-headers';
 
 /** S3's part limit (spec Limits). */
@@ -45,13 +47,17 @@ export function parseCompleteRequest(body: Uint8Array): CompletedPart[] {
   });
 }
 
-export const completeMultipartUpload: Handler<'CompleteMultipartUpload'> = async (op, ctx) => {
+export const completeMultipartUpload: Handler<'CompleteMultipartUpload'> = async (op, ctx, services) => {
   checkWritePreconditions(ctx.request.headers);
-  return collect(ctx, op.key, op.uploadId);
+  const multipart = ctx.store.multipart;
+  if (multipart === undefined) {
+    const store = s3StoreOf(ctx, 'CompleteMultipartUpload');
+    return collect(ctx, (parts) => complete(ctx, store, op.key, op.uploadId, parts));
+  }
+  return collect(ctx, (parts) => completeOnStore(ctx, multipart, services, op.key, op.uploadId, parts));
 };
 
-function collect(ctx: BucketContext, key: string, uploadId: string): Dispatch {
-  const store = s3StoreOf(ctx, 'CompleteMultipartUpload');
+function collect(ctx: BucketContext, complete: (parts: CompletedPart[]) => Promise<ProxyResponse>): Dispatch {
   return {
     kind: 'needs-body',
     maxBytes: MAX_COMPLETE_BODY_BYTES,
@@ -60,7 +66,7 @@ function collect(ctx: BucketContext, key: string, uploadId: string): Dispatch {
     withBody: async (bytes) => {
       // An x-amz-checksum-* header here is the whole object's checksum, which the backend will not have.
       const parts = parseCompleteRequest(await verifiedBody(ctx, bytes, false));
-      return { kind: 'response', response: await complete(ctx, store, key, uploadId, parts) };
+      return { kind: 'response', response: await complete(parts) };
     },
   };
 }
@@ -81,15 +87,40 @@ async function complete(
   if (read.response) return read.response;
   let etag = textOf(childOf(read.document, 'ETag')) ?? '';
   if (etag === '') etag = await currentETag(ctx, store, key);
-  // The bucket and key as the client addressed them (with path mapping, never the internal name).
+  return completed(ctx, key, etag, documentHeaders(response));
+}
+
+/** CompleteMultipartUploadResult, with the bucket and key as the client addressed them (with path mapping, never the internal name). */
+function completed(ctx: BucketContext, key: string, etag: string, headers?: Record<string, string>): ProxyResponse {
   const address = clientAddress(ctx.config.pathMapping, ctx.bucket.name);
   const clientKey = address.keyPrefix + key;
   return documentResponse(
     'CompleteMultipartUploadResult',
     { Location: `/${encodeKey(address.bucket, false)}/${encodeKey(clientKey)}`, Bucket: address.bucket, Key: clientKey, ETag: etag },
     ctx.requestId,
-    documentHeaders(response),
+    headers,
   );
+}
+
+/**
+ * Completion on a store the gateway carries uploads out on itself: S3's rules on the part list (ascending
+ * part numbers) are checked here, the parts' own (ETags, sizes) by the store, which commits them.
+ */
+async function completeOnStore(ctx: BucketContext, store: MultipartStore, services: S3Services, key: string, uploadId: string, parts: readonly CompletedPart[]): Promise<ProxyResponse> {
+  const upload = await services.uploadIds.open(ctx.bucket.name, key, uploadId);
+  checkPartOrder(parts);
+  const headers = ctx.request.headers;
+  const conditions = { ifMatch: headers.get('if-match') ?? undefined, ifNoneMatch: headers.get('if-none-match') ?? undefined };
+  return completed(ctx, key, await store.complete(upload, parts, conditions, backendCall(ctx)));
+}
+
+/** @throws S3Error InvalidPartOrder unless part numbers ascend, as S3 answers it. */
+export function checkPartOrder(parts: readonly CompletedPart[]): void {
+  for (let i = 1; i < parts.length; i++) {
+    if (parts[i].partNumber <= parts[i - 1].partNumber) {
+      throw new S3Error('InvalidPartOrder', s3Message('InvalidPartOrder') ?? '');
+    }
+  }
 }
 
 /** Ceph RGW (Pacific) answers Complete with an empty ETag; its HEAD has the right one (backends.md). */

@@ -4,11 +4,14 @@ import type { BucketContext } from '../context';
 import type { Dispatch, ProxyResponse } from '../http';
 import type { BucketOperation } from '../routing';
 import type { ListTokens } from '../listing/token';
+import type { UploadIds } from './upload-id';
 
 /** What operations share beyond their request: made once per Gateway. */
 export interface S3Services {
   /** Seals the store markers inside listing tokens. */
   readonly listTokens: ListTokens;
+  /** Seals the upload ids of multipart uploads the gateway carries out itself (stores with `multipart`). */
+  readonly uploadIds: UploadIds;
   /** The clock (milliseconds), for what an operation authenticates itself: a form upload's policy. */
   readonly now?: () => number;
   /** Unseals the session token a form upload's policy may be signed with. */

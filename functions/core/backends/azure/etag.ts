@@ -9,20 +9,26 @@
  * Block List by another writer, which clears it) keeps Azure's own ETag, stable until the blob changes; the
  * gateway compares preconditions with whichever one the blob shows.
  *
- * Where a multipart upload's ETag (`"<md5 of part md5s>-<n>"`) kept with the blob is read, it comes first:
- * this is the one place to add it.
+ * A multipart upload's ETag (`"<md5 of part md5s>-<n>"`, azure/multipart.ts), kept with the blob in reserved
+ * metadata, comes first.
  */
 import type { ReadonlyHeaders } from '../../http';
 import { quoteEtag } from '../../listing/paging';
 
 /**
- * The S3 ETag of a blob: its quoted hex MD5 when `contentMd5` (base64, as Azure keeps it) is one, else
- * Azure's own `azureEtag`, quoted (listings write it bare).
+ * The reserved metadata name of a completed multipart upload's S3 ETag. It starts with `_`, which no S3 name
+ * the gateway stores can (azure.ts `toAzureMetadataName`), so it is never a client's and is hidden from reads.
+ */
+export const S3_ETAG_METADATA = 'x-ms-meta-_s3etag';
+
+/**
+ * The S3 ETag of a blob: the one a multipart upload kept with it (`stored`), else its quoted hex MD5 when
+ * `contentMd5` (base64, as Azure keeps it) is one, else Azure's own `azureEtag`, quoted (listings write it bare).
  *
  * @example s3Etag('0x8DC1', '1B2M2Y8AsgTpgAmY7PhCfg==') // '"d41d8cd98f00b204e9800998ecf8427e"'
  */
-export function s3Etag(azureEtag: string, contentMd5: string | null | undefined): string {
-  return (contentMd5 && quotedMd5Hex(contentMd5)) || quoteEtag(azureEtag);
+export function s3Etag(azureEtag: string, contentMd5: string | null | undefined, stored?: string | null): string {
+  return stored || (contentMd5 && quotedMd5Hex(contentMd5)) || quoteEtag(azureEtag);
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -69,5 +75,5 @@ function quotedMd5Hex(base64: string): string | undefined {
  */
 export function s3EtagOfAnswer(status: number, headers: ReadonlyHeaders): string {
   const md5 = headers.get('x-ms-blob-content-md5') ?? (status === 206 ? null : headers.get('content-md5'));
-  return s3Etag(headers.get('etag') ?? '', md5);
+  return s3Etag(headers.get('etag') ?? '', md5, headers.get(S3_ETAG_METADATA));
 }

@@ -14,7 +14,7 @@ import { elementText } from '../../listing/compact';
 import { Cursor, EMPTY_ELEMENT, FAILED, MORE, PieceScanner, UNRECOGNISED, scanOrParse, type Step } from '../../listing/scanner';
 import { isoDate, relativeKey, sortItems, type BackendListPage, type ListItem } from '../../listing/paging';
 import { storageClassOf } from './access-tier';
-import { s3Etag } from './etag';
+import { S3_ETAG_METADATA, s3Etag } from './etag';
 
 export { UNRECOGNISED };
 
@@ -27,6 +27,8 @@ export interface RawBlob {
   readonly contentMd5: string;
   readonly contentLength: string;
   readonly accessTier: string;
+  /** The S3 ETag a multipart upload kept in the blob's metadata (azure/multipart.ts), or ''. */
+  readonly s3Etag: string;
 }
 
 export interface RawBlobList {
@@ -70,7 +72,7 @@ function toBlobPage(raw: RawBlobList, backendPrefix: string): BackendListPage {
       entry: {
         key,
         lastModified: isoDate(blob.lastModified),
-        etag: s3Etag(blob.etag, blob.contentMd5),
+        etag: s3Etag(blob.etag, blob.contentMd5, blob.s3Etag),
         size: Number(blob.contentLength || 0),
         storageClass: storageClassOf(blob.accessTier),
       },
@@ -91,6 +93,7 @@ function fromTree(doc: ParsedXml): RawBlobList {
     blobs: listOf(blobs, 'Blob').map((blob) => {
       const props = childOf(blob, 'Properties');
       return {
+        s3Etag: text(childOf(blob, 'Metadata'), S3_ETAG_ELEMENT),
         name: text(blob, 'Name'),
         lastModified: text(props, 'Last-Modified'),
         etag: text(props, 'Etag'),
@@ -108,10 +111,14 @@ const ROOT = 'EnumerationResults';
 
 /**
  * A blob as Azure writes it: its name, then its properties as leaf elements (empty ones self-closed, with or
- * without a space), then Azure's empty `<OrMetadata />`. Names follow the parser's rules for an element name
- * (a subset of them), and each end tag must name its start tag, as the parser checks.
+ * without a space), its metadata as leaf elements (listed with `include=metadata`; absent or self-closed when
+ * it has none), then Azure's empty `<OrMetadata />`. Names follow the parser's rules for an element name (a
+ * subset of them), and each end tag must name its start tag, as the parser checks.
  */
-const BLOB = /<Blob><Name>([^<]*)<\/Name><Properties>((?:<([A-Za-z][\w-]*)(?:>[^<]*<\/\3>| ?\/>))*)<\/Properties>(?:<OrMetadata ?\/>)?<\/Blob>/y;
+const BLOB =
+  /<Blob><Name>([^<]*)<\/Name><Properties>((?:<([A-Za-z][\w-]*)(?:>[^<]*<\/\3>| ?\/>))*)<\/Properties>(?:<Metadata>((?:<([A-Za-z_]\w*)>[^<]*<\/\5>)*)<\/Metadata>|<Metadata ?\/>)?(?:<OrMetadata ?\/>)?<\/Blob>/y;
+/** The metadata element of a multipart upload's S3 ETag (azure/multipart.ts `S3_ETAG_METADATA`). */
+const S3_ETAG_ELEMENT = S3_ETAG_METADATA.slice('x-ms-meta-'.length);
 const BLOB_PREFIX = /<BlobPrefix><Name>([^<]*)<\/Name><\/BlobPrefix>/y;
 
 class BlobListScanner extends PieceScanner<RawBlobList> {
@@ -195,18 +202,19 @@ class BlobListScanner extends PieceScanner<RawBlobList> {
       this.list.prefixes.push(name);
       return true;
     }
-    const blob = readBlob(name, m[2]);
+    const blob = readBlob(name, m[2], m[4] ?? '');
     if (blob === undefined) return FAILED;
     this.list.blobs.push(blob);
     return true;
   }
 }
 
-/** A blob's fields from its properties (leaf elements only); undefined when a text holds a reference the parser refuses. */
-function readBlob(name: string, props: string): RawBlob | undefined {
-  if (props.includes('&')) {
+/** A blob's fields from its properties and metadata (leaf elements only); undefined when a text holds a reference the parser refuses. */
+function readBlob(name: string, props: string, metadata: string): RawBlob | undefined {
+  for (const leaves of [props, metadata]) {
+    if (!leaves.includes('&')) continue;
     try {
-      decodeEntities(props);
+      decodeEntities(leaves);
     } catch {
       return undefined;
     }
@@ -217,7 +225,9 @@ function readBlob(name: string, props: string): RawBlob | undefined {
   const contentLength = property(props, 'Content-Length');
   const accessTier = property(props, 'AccessTier');
   if (lastModified === undefined || etag === undefined || contentMd5 === undefined || contentLength === undefined || accessTier === undefined) return undefined;
-  return { name, lastModified, etag, contentMd5, contentLength, accessTier };
+  const s3Etag = property(metadata, S3_ETAG_ELEMENT);
+  if (s3Etag === undefined) return undefined;
+  return { name, lastModified, etag, contentMd5, contentLength, accessTier, s3Etag };
 }
 
 /** The text of the first property named `name` ('' when it is empty or absent). */

@@ -53,6 +53,17 @@ describe('scanBlobList: the forms Azure and Azurite send', () => {
     expect(page !== UNRECOGNISED && page.items.map((i) => i.entry?.etag)).toEqual(['"d41d8cd98f00b204e9800998ecf8427e"', '"0x8DD0F1A2B3C4D5E"']);
   });
 
+  it('GIVEN blobs listed with their metadata THEN a multipart upload\'s S3 ETag is the ETag (before the MD5), and other metadata is passed over', () => {
+    const withMetadata = (name: string, metadata: string): string => azurite(name).replace('</Properties>', `</Properties>${metadata}`);
+    const page = scanned(doc(
+      withMetadata('tenant-a/a', '<Metadata><other>&quot;v&quot;</other><_s3etag>"0123456789abcdef0123456789abcdef-3"</_s3etag></Metadata>') +
+        withMetadata('tenant-a/b', '<Metadata><_s3etag_x>"no"</_s3etag_x></Metadata>') +
+        withMetadata('tenant-a/c', '<Metadata />') +
+        azure('tenant-a/d').replace('<OrMetadata />', '<Metadata><_s3etag>"abc-2"</_s3etag></Metadata><OrMetadata />'),
+    ));
+    expect(page !== UNRECOGNISED && page.items.map((i) => i.entry?.etag)).toEqual(['"0123456789abcdef0123456789abcdef-3"', '"9dd4e461268c8034f5c8564e155c67a6"', '"9dd4e461268c8034f5c8564e155c67a6"', '"abc-2"']);
+  });
+
   it('GIVEN blob prefixes beside blobs THEN both are merged in name order, those outside backend_prefix dropped', () => {
     const page = scanned(doc(azurite('tenant-a/b') + azurite('tenant-b/x') + prefix('tenant-a/a/') + prefix('tenant-a/c/') + prefix('tenant-b/d/')));
     expect(keys(page)).toEqual(['a/', 'b', 'c/']);
@@ -92,7 +103,8 @@ describe('scanBlobList: hostile or unusual documents go to the parser', () => {
     ['a pretty-printed blob', doc(azurite('tenant-a/k').replace('<Properties>', '\n  <Properties>'))],
     ['a property holding elements', doc(azurite('tenant-a/k').replace('<Etag>0x2031217F4BC5CA0</Etag>', '<Etag><X>1</X></Etag>'))],
     ['a mismatched end tag in the properties', doc(azurite('tenant-a/k').replace('</Etag>', '</ETag>'))],
-    ['metadata', doc(azurite('tenant-a/k').replace('</Properties>', '</Properties><Metadata><a>b</a></Metadata>'))],
+    ['metadata holding elements', doc(azurite('tenant-a/k').replace('</Properties>', '</Properties><Metadata><a><b>1</b></a></Metadata>'))],
+    ['metadata after OrMetadata', doc(azure('tenant-a/k').replace('<OrMetadata />', '<OrMetadata /><Metadata><a>b</a></Metadata>'))],
     ['a blob holding text', doc('<Blob>tenant-a/k</Blob>')],
     ['text inside Blobs', doc(`x${azurite('tenant-a/k')}`)],
     ['two Blobs', `${doc(azurite('tenant-a/k')).replace('</EnumerationResults>', '')}<Blobs>${azurite('tenant-a/j')}</Blobs></EnumerationResults>`],
