@@ -60,3 +60,28 @@ export function unsatisfiedRange(range: ByteRange | undefined, status: number, h
   const size = Number(total);
   return resolveRange(range, size) === undefined ? invalidRange(range, size) : undefined;
 }
+
+const COPY_RANGE = /^bytes=(\d+)-(\d+)$/;
+
+/**
+ * UploadPartCopy's `x-amz-copy-source-range` on a source of `size` bytes, as S3 takes it: exactly
+ * `bytes=first-last` (no open, suffix or multiple ranges), within the source. Absent: the whole source.
+ *
+ * @throws S3Error InvalidArgument for another form; InvalidRange (416) for a range that ends before it
+ * starts or past the source's end (a GET would shorten it; a copy does not).
+ */
+export function copySourceRange(header: string | undefined, size: number): { readonly first: number; readonly last: number } {
+  if (header === undefined) return { first: 0, last: size - 1 };
+  const m = COPY_RANGE.exec(header);
+  if (m === null) {
+    throw new S3Error(
+      'InvalidArgument',
+      'The x-amz-copy-source-range value must be of the form bytes=first-last where first and last are the zero-based offsets of the first and last bytes to copy',
+      { ArgumentName: 'x-amz-copy-source-range', ArgumentValue: header },
+    );
+  }
+  const first = Number(m[1]);
+  const last = Number(m[2]);
+  if (last < first || last >= size) throw invalidRange({ first, last }, size);
+  return { first, last };
+}

@@ -1,4 +1,4 @@
-import { invalidRange, parseRange, rangeHeader, resolveRange, unsatisfiedRange } from '../../functions/core/range';
+import { copySourceRange, invalidRange, parseRange, rangeHeader, resolveRange, unsatisfiedRange } from '../../functions/core/range';
 
 describe('a Range header as S3 reads it', () => {
   it.each([
@@ -74,5 +74,25 @@ describe('a store that answered an unsatisfiable range as if it were satisfiable
     expect(unsatisfiedRange({ first: 2000 }, 304, headers({}))).toBeUndefined();
     expect(unsatisfiedRange(undefined, 200, headers({ 'content-length': '0' }))).toBeUndefined();
     expect(unsatisfiedRange({ first: 5 }, 200, headers({}))).toBeUndefined();
+  });
+});
+
+describe('UploadPartCopy\'s x-amz-copy-source-range as S3 takes it', () => {
+  it('GIVEN bytes=first-last within the source THEN those bytes; GIVEN none THEN the whole source', () => {
+    expect(copySourceRange('bytes=0-9', 10)).toEqual({ first: 0, last: 9 });
+    expect(copySourceRange('bytes=5-5', 10)).toEqual({ first: 5, last: 5 });
+    expect(copySourceRange(undefined, 10)).toEqual({ first: 0, last: 9 });
+  });
+
+  it('GIVEN any other form THEN 400 InvalidArgument naming the header (a GET would ignore it)', () => {
+    for (const header of ['0-9', 'bytes=0-', 'bytes=-5', 'bytes=0-1,3-4', 'bytes= 0-1', 'Bytes=0-1', 'bytes=a-b', '']) {
+      expect(() => copySourceRange(header, 10)).toThrow(expect.objectContaining({ code: 'InvalidArgument', status: 400, detail: { ArgumentName: 'x-amz-copy-source-range', ArgumentValue: header } }));
+    }
+  });
+
+  it('GIVEN a range past the source\'s end or reversed THEN 416 InvalidRange (a GET would shorten it)', () => {
+    for (const header of ['bytes=0-10', 'bytes=10-12', 'bytes=3-2']) {
+      expect(() => copySourceRange(header, 10)).toThrow(expect.objectContaining({ code: 'InvalidRange', status: 416 }));
+    }
   });
 });

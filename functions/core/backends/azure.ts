@@ -44,10 +44,28 @@ const PUT_HEADERS = ['content-length', 'content-md5', 'if-match', 'if-none-match
 export class AzureStore implements ObjectStore {
   private readonly key?: Uint8Array;
   readonly multipart: MultipartStore = new AzureMultipart({
-    blobUrl: (key) => `${this.containerUrl()}/${encodeKey(this.blobName(key))}`,
+    blobUrl: (key) => this.blobUrl(this.blobName(key)),
     send: (method, url, call, headers, body) => this.send(method, url, call, headers, body),
     head: (key, call) => this.blobHead(this.blobName(key), call),
     objectHeaders: (headers) => objectHeaders(headers),
+    copySource: async (request, operation, call) => {
+      const { store, blob, head } = await this.copySource(request, operation, call);
+      const etag = head.get('etag');
+      return {
+        size: Number(head.get('content-length') ?? 0),
+        read: async (first, last) => {
+          const headers: HeaderMap = { range: `bytes=${first}-${last}` };
+          if (etag !== null) headers['if-match'] = etag;
+          const response = await store.send('GET', store.blobUrl(blob), call, headers);
+          if (response.status !== 206 || response.body === null) {
+            await response.body?.cancel();
+            throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
+          }
+          return response.body;
+        },
+      };
+    },
+    now: () => this.deps.now(),
   });
 
   constructor(
@@ -96,7 +114,7 @@ export class AzureStore implements ObjectStore {
       headers['x-ms-delete-snapshots'] = 'include';
       await this.pinIfMatch(request, blob, headers);
     }
-    let url = `${this.containerUrl()}/${encodeKey(blob)}`;
+    let url = this.blobUrl(blob);
     if (this.key !== undefined) {
       const sas: BlobSas = {
         account: this.backend.accountName,
@@ -194,7 +212,7 @@ export class AzureStore implements ObjectStore {
 
   /** The blob's properties, or undefined when there is no such blob. */
   private async blobHead(blob: string, call: BackendCall): Promise<ReadonlyHeaders | undefined> {
-    const response = await this.send('HEAD', `${this.containerUrl()}/${encodeKey(blob)}`, call);
+    const response = await this.send('HEAD', this.blobUrl(blob), call);
     await response.body?.cancel();
     const code = response.headers.get('x-ms-error-code') ?? undefined;
     if (response.status === 404 && code !== 'ContainerNotFound') return undefined;
@@ -219,20 +237,10 @@ export class AzureStore implements ObjectStore {
    * asynchronously is waited for. The answer's ETag and time are what a HEAD of the new blob gives.
    */
   async copyObject(request: CopyRequest, call: BackendCall = {}): Promise<CopyResult> {
-    const from = request.source.backend;
-    if (from.type !== 'azure' || from.endpoint !== this.backend.endpoint || from.accountName !== this.backend.accountName) {
-      throw notImplemented('CopyObject from another store or Azure account');
-    }
-    const source = from === this.backend ? this : new AzureStore(from, this.deps);
-    const sourceBlob = source.blobName(request.source.key);
+    const { store: source, blob: sourceBlob, head } = await this.copySource(request, 'CopyObject', call);
     const blob = this.blobName(request.key);
-    const head = await source.blobHead(sourceBlob, call);
-    if (head === undefined) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: request.source.key });
-    const read = source.respond({ method: 'HEAD', key: request.source.key, headers: copySourceConditions(request.headers), requestId: request.requestId }, 200, head);
-    if (isProxyResponse(read)) throw preconditionFailed();
-
-    const url = `${this.containerUrl()}/${encodeKey(blob)}`;
-    const sourceUrl = `${source.containerUrl()}/${encodeKey(sourceBlob)}`;
+    const url = this.blobUrl(blob);
+    const sourceUrl = source.blobUrl(sourceBlob);
     // A copy onto itself (REPLACE: the handler refused it otherwise) only sets what it replaces.
     if (sourceUrl !== url) await this.copyBlob(url, sourceUrl, head.get('etag'), blob, call);
 
@@ -253,6 +261,29 @@ export class AzureStore implements ObjectStore {
     if (written === undefined) throw azureError(404, 'BlobNotFound');
     const headers = this.respond({ method: 'HEAD', key: request.key, headers: {}, requestId: request.requestId }, 200, written).headers;
     return { etag: headers.etag ?? '', lastModified: new Date(headers['last-modified'] ?? this.deps.now()).toISOString() };
+  }
+
+  /**
+   * A copy's source (CopyObject, UploadPartCopy), found by one HEAD: in the same account and endpoint only,
+   * else 501 naming the reason; missing, NoSuchKey; its copy-source conditions evaluated as a read's (a
+   * failed one is 412, as S3 answers).
+   */
+  private async copySource(request: CopyRequest, operation: string, call: BackendCall): Promise<{ store: AzureStore; blob: string; head: ReadonlyHeaders }> {
+    const from = request.source.backend;
+    if (from.type !== 'azure' || from.endpoint !== this.backend.endpoint || from.accountName !== this.backend.accountName) {
+      throw notImplemented(`${operation} from another store or Azure account`);
+    }
+    const store = from === this.backend ? this : new AzureStore(from, this.deps);
+    const blob = store.blobName(request.source.key);
+    const head = await store.blobHead(blob, call);
+    if (head === undefined) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: request.source.key });
+    const read = store.respond({ method: 'HEAD', key: request.source.key, headers: copySourceConditions(request.headers), requestId: request.requestId }, 200, head);
+    if (isProxyResponse(read)) throw preconditionFailed();
+    return { store, blob, head };
+  }
+
+  private blobUrl(blob: string): string {
+    return `${this.containerUrl()}/${encodeKey(blob)}`;
   }
 
   /** Copy Blob of `sourceUrl` (pinned to `etag`) onto `url`, waited for when Azure runs it asynchronously. */

@@ -71,17 +71,17 @@ export interface DeleteOutcome {
   readonly headers?: Record<string, string>;
 }
 
-/** A CopyObject the store performs: its source (authorized by the caller) and the destination key. */
+/** A copy the store performs (CopyObject, UploadPartCopy): its source (authorized by the caller) and the destination key. */
 export interface CopyRequest {
   /** The source bucket's backend and its key there (virtual: `backend_prefix` not applied). */
   readonly source: { readonly backend: BackendConfig; readonly key: string };
   readonly key: string;
-  /** The client's copy headers (operations/write-headers.ts `copyHeaders`), names lower-case. */
+  /** The client's copy headers (operations/write-headers.ts `copyHeaders`, `uploadPartCopyHeaders`), names lower-case. */
   readonly headers: HeaderMap;
   readonly requestId: string;
 }
 
-/** What S3's CopyObjectResult reports: the new object's ETag, as its HEAD gives it, and when it was written. */
+/** What S3's CopyObjectResult (CopyPartResult) reports: the new object's (part's) ETag, and when it was written. */
 export interface CopyResult {
   readonly etag: string;
   /** ISO 8601. */
@@ -128,6 +128,14 @@ export interface MultipartStore {
   objectHeaders(key: string, headers: HeaderMap): HeaderMap;
   /** Stores one part of `length` bytes; its S3 ETag (the quoted hex MD5). */
   uploadPart(upload: MultipartUpload, partNumber: number, body: ReadableStream<Uint8Array> | Uint8Array, length: number, call: BackendCall): Promise<string>;
+  /**
+   * UploadPartCopy: stores one part copied from `request.source` within the store (the whole object, or
+   * its `x-amz-copy-source-range`), once the copy-source conditions hold; the part's ETag and time.
+   *
+   * @throws S3Error NotImplemented for a source the store cannot read itself; NoSuchKey,
+   * PreconditionFailed, InvalidArgument and InvalidRange (the range), EntityTooLarge, as S3 answers them.
+   */
+  copyPart(upload: MultipartUpload, partNumber: number, request: CopyRequest, call: BackendCall): Promise<CopyResult>;
   /** The upload's parts, ascending, each as last uploaded. */
   listParts(upload: MultipartUpload, call: BackendCall): Promise<UploadedPart[]>;
   /**

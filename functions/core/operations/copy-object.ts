@@ -140,8 +140,8 @@ export const copyObject: Handler<'CopyObject'> = async (op, ctx) => {
  */
 async function storeCopy(ctx: BucketContext, key: string, source: CopySource, bucket: Bucket): Promise<ProxyResponse> {
   if (ctx.store.copyObject === undefined) throw notImplemented(`CopyObject on a bucket with backend_type "${ctx.bucket.backend.type}"`);
-  if (source.versionId !== undefined) throw notImplemented('Copies of one version on this backend');
   const headers = copyHeaders(ctx.request.headers);
+  refuseStoreCopy(source, headers);
   checkMetadataSize(headers);
   const directive = headers['x-amz-metadata-directive'] ?? 'COPY';
   if (directive !== 'COPY' && directive !== 'REPLACE') throw new S3Error('InvalidArgument', 'Unknown metadata directive.', { ArgumentName: 'x-amz-metadata-directive', ArgumentValue: directive });
@@ -153,11 +153,19 @@ async function storeCopy(ctx: BucketContext, key: string, source: CopySource, bu
   // Copying tags the source cannot have asks for nothing.
   if (headers['x-amz-tagging-directive'] === 'COPY') delete headers['x-amz-tagging-directive'];
   refuseUnsupportedFeatures({ method: 'PUT', headers });
+  const copied = await ctx.store.copyObject({ source: { backend: bucket.backend, key: source.key }, key, headers, requestId: ctx.requestId }, backendCall(ctx));
+  return documentResponse('CopyObjectResult', { LastModified: copied.lastModified, ETag: copied.etag }, ctx.requestId);
+}
+
+/**
+ * What an Azure or GCS store's copy (CopyObject, UploadPartCopy) cannot take: a copy of one version (501, as
+ * they keep none) and a source encrypted with the client's key (400 InvalidRequest, as no object here is).
+ */
+export function refuseStoreCopy(source: CopySource, headers: HeaderMap): void {
+  if (source.versionId !== undefined) throw notImplemented('Copies of one version on this backend');
   if (Object.keys(headers).some((name) => name.startsWith('x-amz-copy-source-server-side-encryption-customer-'))) {
     throw invalidRequest('The encryption parameters are not applicable to this object.');
   }
-  const copied = await ctx.store.copyObject({ source: { backend: bucket.backend, key: source.key }, key, headers, requestId: ctx.requestId }, backendCall(ctx));
-  return documentResponse('CopyObjectResult', { LastModified: copied.lastModified, ETag: copied.etag }, ctx.requestId);
 }
 
 /**

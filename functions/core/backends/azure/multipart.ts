@@ -6,6 +6,8 @@
  *   upload's nonce, the part number and a random attempt; its MD5 is computed on the way. Since a block id is
  *   fixed before the body streams, the MD5 is then recorded in the id of a second, 1-byte "marker" block of
  *   the same attempt. A part of 0 bytes has its marker only (Azure takes no empty block).
+ * - A part copied (UploadPartCopy) is a ranged read of the source blob streamed into the same two blocks:
+ *   Azurite has no Put Block From URL, which would spare the gateway the bytes but not give the MD5.
  * - Get Block List (uncommitted) gives every part back: its attempts, their sizes and MD5s.
  * - Complete is one Put Block List of the data blocks the client's ETags name, with the headers the upload
  *   id carries; the object's S3 ETag (`"<md5 of the parts' MD5s>-<n>"`) is kept in a reserved metadata name.
@@ -19,7 +21,8 @@ import { fromBase64, toBase64, toHex } from '../../bytes';
 import { checkWriteIfMatch, unquoted } from '../../preconditions';
 import { backendDocument } from '../../streams';
 import { buildXml, childOf, listOf, parseXml, textOf } from '../../xml';
-import type { BackendCall, MultipartStore, MultipartUpload, PartRef, UploadedPart, WriteConditions } from '../store';
+import { copySourceRange } from '../../range';
+import type { BackendCall, CopyRequest, CopyResult, MultipartStore, MultipartUpload, PartRef, UploadedPart, WriteConditions } from '../store';
 import { azureError } from './errors';
 import { S3_ETAG_METADATA, s3EtagOfAnswer } from './etag';
 
@@ -159,6 +162,16 @@ export interface AzureBlobs {
   head(key: string, call: BackendCall): Promise<ReadonlyHeaders | undefined>;
   /** The `x-ms-*` headers a Put Blob of the object headers sets. */
   objectHeaders(headers: HeaderMap): HeaderMap;
+  /** A copy's source blob in the same account, once its copy-source conditions hold (`AzureStore.copySource`). */
+  copySource(request: CopyRequest, operation: string, call: BackendCall): Promise<CopySourceBlob>;
+  now(): number;
+}
+
+/** A copy's source blob, as one HEAD found it. */
+export interface CopySourceBlob {
+  readonly size: number;
+  /** Bytes `first` to `last` of the blob, pinned to the version the HEAD read (412 if it changed since). */
+  read(first: number, last: number): Promise<ReadableStream<Uint8Array>>;
 }
 
 export class AzureMultipart implements MultipartStore {
@@ -170,12 +183,7 @@ export class AzureMultipart implements MultipartStore {
   }
 
   async uploadPart(upload: MultipartUpload, partNumber: number, body: ReadableStream<Uint8Array> | Uint8Array, length: number, call: BackendCall): Promise<string> {
-    if (length > MAX_BLOCK_BYTES) {
-      throw new S3Error('EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size: an Azure backend takes parts of up to 4000 MiB', {
-        ProposedSize: String(length),
-        MaxSizeAllowed: String(MAX_BLOCK_BYTES),
-      });
-    }
+    checkPartSize(length);
     const url = this.blobs.blobUrl(upload.key);
     const attempt = crypto.getRandomValues(new Uint8Array(ATTEMPT_BYTES));
     const digest = streamDigest('md5');
@@ -194,6 +202,17 @@ export class AzureMultipart implements MultipartStore {
     const md5 = await digest.digest();
     await this.putBlock(url, blockId(upload.nonce, partNumber, attempt, md5), new Uint8Array(1), 1, call);
     return `"${toHex(md5)}"`;
+  }
+
+  /** The source's range read (after its conditions and the range's checks) and written as UploadPart writes a part. */
+  async copyPart(upload: MultipartUpload, partNumber: number, request: CopyRequest, call: BackendCall): Promise<CopyResult> {
+    const source = await this.blobs.copySource(request, 'UploadPartCopy', call);
+    const { first, last } = copySourceRange(request.headers['x-amz-copy-source-range'], source.size);
+    const length = last - first + 1;
+    checkPartSize(length);
+    const body = length > 0 ? await source.read(first, last) : new Uint8Array(0);
+    const etag = await this.uploadPart(upload, partNumber, body, length, call);
+    return { etag, lastModified: new Date(this.blobs.now()).toISOString() };
   }
 
   async listParts(upload: MultipartUpload, call: BackendCall): Promise<UploadedPart[]> {
@@ -245,6 +264,15 @@ export class AzureMultipart implements MultipartStore {
     const blocks = listOf(childOf(document.BlockList, 'UncommittedBlocks'), 'Block');
     return blocks.map((block) => [textOf(childOf(block, 'Name')) ?? '', Number(textOf(childOf(block, 'Size')) ?? 0)]);
   }
+}
+
+/** A part is one block: a larger one is refused before a byte is sent. */
+function checkPartSize(length: number): void {
+  if (length <= MAX_BLOCK_BYTES) return;
+  throw new S3Error('EntityTooLarge', 'Your proposed upload exceeds the maximum allowed size: an Azure backend takes parts of up to 4000 MiB', {
+    ProposedSize: String(length),
+    MaxSizeAllowed: String(MAX_BLOCK_BYTES),
+  });
 }
 
 /** Throws the S3 error for an Azure answer other than `status` (`special` first); a good answer's body is left unread. */

@@ -108,6 +108,8 @@ describe('AzureMultipart.uploadPart', () => {
       },
       head: async () => undefined,
       objectHeaders: () => ({}),
+      copySource: async () => ({ size: 0, read: async () => new ReadableStream() }),
+      now: () => 0,
     });
     const upload = { key: 'k', nonce, headers: {} };
     await expect(store.uploadPart(upload, 1, new Uint8Array(0), MAX_BLOCK_BYTES + 1, {})).rejects.toMatchObject({
