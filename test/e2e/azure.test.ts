@@ -1,4 +1,4 @@
-import { GetObjectAttributesCommand, GetObjectCommand, HeadObjectCommand, ListObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateMultipartUploadCommand, GetObjectAttributesCommand, GetObjectCommand, HeadObjectCommand, ListObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +38,7 @@ ${bucket('azure-tenant', 'data', 'access_key = { env = "AZURE_KEY" }\nbackend_pr
 ${bucket('azure-public', 'public', '', true)}
 ${bucket('azure-wrong-key', 'data', `access_key = "${WRONG_KEY}"`)}
 ${bucket('azure-missing', 'no-such-container', 'access_key = { env = "AZURE_KEY" }')}
+${bucket('azure-other-account', 'data', 'access_key = { env = "AZURE_KEY" }').replace(`account_name = "${AZURITE_ACCOUNT}"`, 'account_name = "otheraccount"')}
 
 ${ADMIN_CREDENTIALS}`;
 }
@@ -239,13 +240,17 @@ describe.each(TRANSPORT_RUNTIMES)('an Azure Blob backend through the gateway (%s
       expect(await codeOf(fx.s3.send(new ListObjectsV2Command({ Bucket: 'azure-wrong-key' })))).toBe('AccessDenied');
     });
 
-    it('UploadPartCopy is 501 NotImplemented (multipart uploads: azure-multipart.test.ts; copies and batch deletes: the store contract)', async () => {
-      for (const [method, target, headers] of [
-        ['PUT', '/azure/part.bin?partNumber=1&uploadId=abc', { 'x-amz-copy-source': '/azure/range.bin' }],
-      ] as const) {
-        const res = await rawRequest(fx.gw.endpoint, { method, target, headers: { ...headers } }, ADMIN);
-        expect([method, target, res.status, errorCode(res.body)]).toEqual([method, target, 501, 'NotImplemented']);
-      }
+    it('UploadPartCopy from another account is 501 NotImplemented naming why; a malformed range is 400, a forged upload id 404 (part copies: azure-multipart.test.ts)', async () => {
+      const { UploadId } = await fx.s3.send(new CreateMultipartUploadCommand({ Bucket: 'azure', Key: 'part.bin' }));
+      const copy = (source: string, headers: Record<string, string> = {}, uploadId = UploadId as string) =>
+        rawRequest(fx.gw.endpoint, { method: 'PUT', target: `/azure/part.bin?partNumber=1&uploadId=${encodeURIComponent(uploadId)}`, headers: { 'x-amz-copy-source': source, ...headers } }, ADMIN);
+      const other = await copy('/azure-other-account/range.bin');
+      expect([other.status, errorCode(other.body)]).toEqual([501, 'NotImplemented']);
+      expect(other.body).toContain('UploadPartCopy from another store or Azure account');
+      const malformed = await copy('/azure/range.bin', { 'x-amz-copy-source-range': '0-9' });
+      expect([malformed.status, errorCode(malformed.body)]).toEqual([400, 'InvalidArgument']);
+      const forged = await copy('/azure/range.bin', {}, 'abc');
+      expect([forged.status, errorCode(forged.body)]).toEqual([404, 'NoSuchUpload']);
     });
 
     it('a key holding a backslash is 400 InvalidArgument on every operation: Azure would read it as "/", another key', async () => {
