@@ -10,7 +10,7 @@ import { storageClassOf } from './azure/access-tier';
 import { azureError } from './azure/errors';
 import { S3_ETAG_METADATA, s3EtagOfAnswer } from './azure/etag';
 import { readBlobListBody } from './azure/listing';
-import { AzureMultipart } from './azure/multipart';
+import { AzureMultipart, type CopySourceBlob } from './azure/multipart';
 import { SAS_RESPONSE_OVERRIDES, blobSasQuery, type BlobSas } from './azure/sas';
 import { sharedKeyAuthorization } from './azure/shared-key';
 import { collectPage, startPosition, toListPage, type BackendListPage } from '../listing/paging';
@@ -48,23 +48,7 @@ export class AzureStore implements ObjectStore {
     send: (method, url, call, headers, body) => this.send(method, url, call, headers, body),
     head: (key, call) => this.blobHead(this.blobName(key), call),
     objectHeaders: (headers) => objectHeaders(headers),
-    copySource: async (request, operation, call) => {
-      const { store, blob, head } = await this.copySource(request, operation, call);
-      const etag = head.get('etag');
-      return {
-        size: Number(head.get('content-length') ?? 0),
-        read: async (first, last) => {
-          const headers: HeaderMap = { range: `bytes=${first}-${last}` };
-          if (etag !== null) headers['if-match'] = etag;
-          const response = await store.send('GET', store.blobUrl(blob), call, headers);
-          if (response.status !== 206 || response.body === null) {
-            await response.body?.cancel();
-            throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
-          }
-          return response.body;
-        },
-      };
-    },
+    copySource: (request, operation, call) => this.partSource(request, operation, call),
     now: () => this.deps.now(),
   });
 
@@ -280,6 +264,25 @@ export class AzureStore implements ObjectStore {
     const read = store.respond({ method: 'HEAD', key: request.source.key, headers: copySourceConditions(request.headers), requestId: request.requestId }, 200, head);
     if (isProxyResponse(read)) throw preconditionFailed();
     return { store, blob, head };
+  }
+
+  /** A part copy's source: its size, and ranged reads of it (Get Blob) pinned to the ETag its HEAD read. */
+  private async partSource(request: CopyRequest, operation: string, call: BackendCall): Promise<CopySourceBlob> {
+    const { store, blob, head } = await this.copySource(request, operation, call);
+    const etag = head.get('etag');
+    return {
+      size: Number(head.get('content-length') ?? 0),
+      read: async (first, last) => {
+        const headers: HeaderMap = { range: `bytes=${first}-${last}` };
+        if (etag !== null) headers['if-match'] = etag;
+        const response = await store.send('GET', store.blobUrl(blob), call, headers);
+        if (response.status !== 206 || response.body === null) {
+          await response.body?.cancel();
+          throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
+        }
+        return response.body;
+      },
+    };
   }
 
   private blobUrl(blob: string): string {
