@@ -13,7 +13,7 @@ import { readBlobListBody } from './azure/listing';
 import { AzureMultipart } from './azure/multipart';
 import { SAS_RESPONSE_OVERRIDES, blobSasQuery, type BlobSas } from './azure/sas';
 import { sharedKeyAuthorization } from './azure/shared-key';
-import { readTagsDocument, tagsDocument, tagsHeader } from './azure/tags';
+import { azureTags, readTagsDocument, tagsDocument, tagsHeader } from './azure/tags';
 import { parseTaggingHeader, type Tag } from '../tags';
 import { collectPage, startPosition, toListPage, type BackendListPage } from '../listing/paging';
 import type { BackendCall, CopyRequest, CopyResult, DeleteBatch, DeleteOutcome, ListPage, ListParams, MultipartStore, ObjectRequest, ObjectStore, StoreDeps, TagStore } from './store';
@@ -250,7 +250,7 @@ export class AzureStore implements ObjectStore {
     const source = from === this.backend ? this : new AzureStore(from, this.deps);
     const sourceBlob = source.blobName(request.source.key);
     const blob = this.blobName(request.key);
-    const replacedTags = request.headers['x-amz-tagging-directive'] === 'REPLACE' ? parseTaggingHeader(request.headers['x-amz-tagging'] ?? '') : undefined;
+    const replacedTags = request.headers['x-amz-tagging-directive'] === 'REPLACE' ? azureTags(parseTaggingHeader(request.headers['x-amz-tagging'] ?? '')) : undefined;
     const head = await source.blobHead(sourceBlob, call);
     if (head === undefined) throw new S3Error('NoSuchKey', 'The specified key does not exist.', { Key: request.source.key });
     const read = source.respond({ method: 'HEAD', key: request.source.key, headers: copySourceConditions(request.headers), requestId: request.requestId }, 200, head);
