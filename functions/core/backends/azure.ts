@@ -55,8 +55,9 @@ export class AzureStore implements ObjectStore {
   readonly tags: TagStore = {
     get: async (key, call) => {
       const response = await this.send('GET', `${this.blobUrl(key)}?comp=tags`, call);
-      if (response.status !== 200) await checked(response);
-      const tags = readTagsDocument(await backendDocument(response.body));
+      const text = await backendDocument(response.body);
+      if (response.status !== 200) throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
+      const tags = readTagsDocument(text);
       if (tags === undefined) throw new S3Error('BadGateway', 'The Azure backend answered Get Blob Tags with an unreadable document');
       return tags;
     },
