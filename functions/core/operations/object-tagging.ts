@@ -23,7 +23,7 @@ type TaggingOperation = OperationOf<'GetObjectTagging' | 'PutObjectTagging' | 'D
 
 const METHODS = { GetObjectTagging: 'GET', PutObjectTagging: 'PUT', DeleteObjectTagging: 'DELETE' } as const;
 /** Bound on a collected Tagging document: 10 tags of the longest keys and values take under 16 KiB. */
-export const MAX_TAGGING_BODY_BYTES = 64 * 1024;
+const MAX_TAGGING_BODY_BYTES = 64 * 1024;
 
 export const objectTagging: Handler<'GetObjectTagging' | 'PutObjectTagging' | 'DeleteObjectTagging'> = async (op, ctx): Promise<Dispatch> => {
   if (ctx.store.tags !== undefined) return storeTagging(op, ctx, ctx.store.tags);
