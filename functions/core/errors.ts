@@ -9,7 +9,7 @@ export const S3_ERROR_STATUS = {
   AuthorizationHeaderMalformed: 400,
   AuthorizationQueryParametersError: 400,
   BadDigest: 400,
-  /** A CORS preflight without Origin or with an invalid Access-Control-Request-Method. */
+  /** A CORS preflight without Origin or with an invalid Access-Control-Request-Method; over 10 tags on an object. */
   BadRequest: 400,
   BucketAlreadyOwnedByYou: 409,
   EntityTooLarge: 400,
@@ -28,6 +28,8 @@ export const S3_ERROR_STATUS = {
   InvalidPolicyDocument: 400,
   InvalidRange: 416,
   InvalidRequest: 400,
+  /** A tag S3's limits (or the store's characters) refuse. */
+  InvalidTag: 400,
   InvalidToken: 400,
   KeyTooLongError: 400,
   MalformedPOSTRequest: 400,

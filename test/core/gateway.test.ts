@@ -360,7 +360,7 @@ describe('Gateway.handle, versions, part copies, tags and CreateBucket (issue 20
       ['a part copy needs a read of the source', WRITER, { method: 'PUT', path: '/open/k', query: { partNumber: '1', uploadId: 'u' }, headers: { 'x-amz-copy-source': '/open/src' } }, 'AccessDenied'],
       ['an Azure bucket has no versions to list', ADMIN, { method: 'GET', path: '/blobs', query: { versions: '' } }, 'NotImplemented'],
       ['an Azure bucket has no versions to delete', ADMIN, { method: 'DELETE', path: '/blobs/k', query: { versionId: 'v1' } }, 'NotImplemented'],
-      ['an Azure bucket has no tags here', ADMIN, { method: 'PUT', path: '/blobs/k', query: { tagging: '' }, headers: { 'content-length': '10' } }, 'NotImplemented'],
+      ['an Azure bucket has no versions to tag', ADMIN, { method: 'PUT', path: '/blobs/k', query: { tagging: '', versionId: 'v1' }, headers: { 'content-length': '10' } }, 'NotImplemented'],
       ['a part copy into an Azure bucket reads its upload id first (from another store: 501 then)', ADMIN, { method: 'PUT', path: '/blobs/k', query: { partNumber: '1', uploadId: 'u' }, headers: { 'x-amz-copy-source': '/open/src' } }, 'NoSuchUpload'],
       ['an Azure version read, once authorized', ADMIN, { method: 'HEAD', path: '/blobs/k', query: { versionId: 'v1' } }, ''],
     ])('%s', async (_what, keys, req, code) => {

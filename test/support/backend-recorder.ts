@@ -19,6 +19,7 @@ function answer(request: BackendRequest): { status: number; headers?: Record<str
   const url = new URL(request.url);
   const q = url.searchParams;
   if (url.host === 'azure.test:10000') {
+    if (q.get('comp') === 'tags') return request.method === 'GET' ? { status: 200, body: '<Tags><TagSet/></Tags>' } : { status: 204 };
     return request.method === 'HEAD'
       ? { status: 200, headers: { 'content-length': '10' } }
       : { status: 200, body: '<EnumerationResults><Blobs></Blobs><NextMarker/></EnumerationResults>' };

@@ -13,8 +13,10 @@ import { readBlobListBody } from './azure/listing';
 import { AzureMultipart, type CopySourceBlob } from './azure/multipart';
 import { SAS_RESPONSE_OVERRIDES, blobSasQuery, type BlobSas } from './azure/sas';
 import { sharedKeyAuthorization } from './azure/shared-key';
+import { azureTags, readTagsDocument, tagsDocument, tagsHeader } from './azure/tags';
+import { parseTaggingHeader, type Tag } from '../tags';
 import { collectPage, startPosition, toListPage, type BackendListPage } from '../listing/paging';
-import type { BackendCall, CopyRequest, CopyResult, DeleteBatch, DeleteOutcome, ListPage, ListParams, MultipartStore, ObjectRequest, ObjectStore, StoreDeps } from './store';
+import type { BackendCall, CopyRequest, CopyResult, DeleteBatch, DeleteOutcome, ListPage, ListParams, MultipartStore, ObjectRequest, ObjectStore, StoreDeps, TagStore } from './store';
 import { copySourceConditions, deleteEach, deleted, refuseUnsupportedFeatures, replacesMetadata, s3ErrorResponse, s3ResponseHeaders, userMetadata } from './translate';
 
 /** The Blob service version the gateway speaks (header `x-ms-version` and SAS `sv`). */
@@ -51,6 +53,22 @@ export class AzureStore implements ObjectStore {
     copySource: (request, operation, call) => this.partSource(request, operation, call),
     now: () => this.deps.now(),
   });
+  /** S3 object tags as blob index tags (azure/tags.ts), through Get and Set Blob Tags. */
+  readonly tags: TagStore = {
+    get: async (key, call) => {
+      const response = await this.send('GET', `${this.blobUrl(this.blobName(key))}?comp=tags`, call);
+      const text = await backendDocument(response.body);
+      if (response.status !== 200) throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
+      const tags = readTagsDocument(text);
+      if (tags === undefined) throw new S3Error('BadGateway', 'The Azure backend answered Get Blob Tags with an unreadable document');
+      return tags;
+    },
+    put: async (key, tags, call) => {
+      const body = new TextEncoder().encode(tagsDocument(tags));
+      const headers = { 'content-type': 'application/xml', 'content-length': String(body.length) };
+      await checked(await this.send('PUT', `${this.blobUrl(this.blobName(key))}?comp=tags`, call, headers, body));
+    },
+  };
 
   constructor(
     private readonly backend: AzureBackend,
@@ -67,7 +85,7 @@ export class AzureStore implements ObjectStore {
   }
 
   async forwardObject(request: ObjectRequest): Promise<Forward> {
-    refuseUnsupportedFeatures(request);
+    refuseUnsupportedFeatures(request, true);
     const blob = this.blobName(request.key);
     const headers: HeaderMap = { 'x-ms-version': AZURE_API_VERSION };
     const range = parseRange(request.headers.range);
@@ -88,11 +106,12 @@ export class AzureStore implements ObjectStore {
         if (query[s3Name] !== undefined) overrides[sasName] = query[s3Name];
       }
     } else if (request.method === 'PUT') {
-      permissions = 'cw';
       headers['x-ms-blob-type'] = 'BlockBlob';
       copy(request.headers, headers, PUT_HEADERS);
-      await this.pinIfMatch(request, blob, headers);
       Object.assign(headers, objectHeaders(request.headers));
+      // Tags on a write are a tags write too (SAS permission `t`).
+      permissions = headers['x-ms-tags'] === undefined ? 'cw' : 'cwt';
+      await this.pinIfMatch(request, blob, headers);
     } else {
       permissions = 'd';
       headers['x-ms-delete-snapshots'] = 'include';
@@ -217,16 +236,25 @@ export class AzureStore implements ObjectStore {
    * same-account source, so the source URL carries no SAS. The source's HEAD comes first: the copy-source
    * preconditions are evaluated on it as a read's (a failed one is 412, as S3 answers), and the copy is
    * pinned to the ETag it read. Copy Blob keeps the source's properties and metadata; with REPLACE, Set Blob
-   * Metadata and Set Blob Properties then write the request's (its Content-MD5 kept). A copy Azure runs
-   * asynchronously is waited for. The answer's ETag and time are what a HEAD of the new blob gives.
+   * Metadata and Set Blob Properties then write the request's (its Content-MD5 kept). Copy Blob takes no
+   * tags from its source (on Azure as on Azurite): the tagging directive COPY reads the source's and gives
+   * them to Copy Blob, REPLACE gives the request's. A copy Azure runs asynchronously is waited for. The
+   * answer's ETag and time are what a HEAD of the new blob gives.
    */
   async copyObject(request: CopyRequest, call: BackendCall = {}): Promise<CopyResult> {
+    // The request's tags are checked before anything is sent.
+    const replacedTags = request.headers['x-amz-tagging-directive'] === 'REPLACE' ? azureTags(parseTaggingHeader(request.headers['x-amz-tagging'] ?? '')) : undefined;
     const { store: source, blob: sourceBlob, head } = await this.copySource(request, 'CopyObject', call);
     const blob = this.blobName(request.key);
     const url = this.blobUrl(blob);
     const sourceUrl = source.blobUrl(sourceBlob);
     // A copy onto itself (REPLACE: the handler refused it otherwise) only sets what it replaces.
-    if (sourceUrl !== url) await this.copyBlob(url, sourceUrl, head.get('etag'), blob, call);
+    if (sourceUrl !== url) {
+      const tags = replacedTags ?? (await source.tags.get(request.source.key, call));
+      await this.copyBlob(url, sourceUrl, head.get('etag'), tags, blob, call);
+    } else if (replacedTags !== undefined) {
+      await this.tags.put(request.key, replacedTags, call);
+    }
 
     if (replacesMetadata(request.headers)) {
       const metadata: HeaderMap = { 'content-length': '0' };
@@ -289,10 +317,11 @@ export class AzureStore implements ObjectStore {
     return `${this.containerUrl()}/${encodeKey(blob)}`;
   }
 
-  /** Copy Blob of `sourceUrl` (pinned to `etag`) onto `url`, waited for when Azure runs it asynchronously. */
-  private async copyBlob(url: string, sourceUrl: string, etag: string | null, blob: string, call: BackendCall): Promise<void> {
+  /** Copy Blob of `sourceUrl` (pinned to `etag`) onto `url` with `tags`, waited for when Azure runs it asynchronously. */
+  private async copyBlob(url: string, sourceUrl: string, etag: string | null, tags: readonly Tag[], blob: string, call: BackendCall): Promise<void> {
     const headers: HeaderMap = { 'content-length': '0', 'x-ms-copy-source': sourceUrl };
     if (etag !== null) headers['x-ms-source-if-match'] = etag;
+    if (tags.length > 0) headers['x-ms-tags'] = tagsHeader(tags);
     const copied = await this.send('PUT', url, call, headers);
     await checked(copied);
     let status = copied.headers.get('x-ms-copy-status');
@@ -337,13 +366,15 @@ async function checked(response: BackendResponse): Promise<void> {
   if (response.status >= 300) throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
 }
 
-/** The Put Blob (and Put Block List) headers of an S3 write's content headers and user metadata. */
+/** The Put Blob (and Put Block List) headers of an S3 write's content headers, user metadata and tags. */
 function objectHeaders(s3: HeaderMap): HeaderMap {
   const out: HeaderMap = {};
   for (const [s3Name, azureName] of Object.entries(PUT_PROPERTY_HEADERS)) {
     if (s3[s3Name] !== undefined) out[azureName] = s3[s3Name];
   }
   for (const [name, value] of userMetadata(s3)) out[`x-ms-meta-${toAzureMetadataName(name)}`] = value;
+  const tags = s3['x-amz-tagging'] === undefined ? [] : parseTaggingHeader(s3['x-amz-tagging']);
+  if (tags.length > 0) out['x-ms-tags'] = tagsHeader(tags);
   return out;
 }
 

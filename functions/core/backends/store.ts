@@ -2,6 +2,7 @@ import type { ChecksumAlgorithm } from '../checksums';
 import type { BackendConfig, StaticKeys } from '../config/types';
 import type { BackendRequest, BackendResponse, Forward, HeaderMap, ProxyResponse, ReadonlyHeaders } from '../http';
 import type { TraceContext } from '../observability/trace';
+import type { Tag } from '../tags';
 
 /**
  * What every backend module offers the operations. Each store (S3, Azure, GCS) turns these calls into its
@@ -40,6 +41,24 @@ export interface ObjectStore {
    * answer multipart requests with their own API; others refuse them (501).
    */
   readonly multipart?: MultipartStore;
+  /**
+   * Object tags a store that is not S3 keeps itself (Azure's blob index tags); such a store takes
+   * `x-amz-tagging` on its writes too. Absent: an S3 backend answers `?tagging` with its own API; others
+   * refuse tags (501).
+   */
+  readonly tags?: TagStore;
+}
+
+/** GetObjectTagging and PutObjectTagging (DeleteObjectTagging puts none) of the current object. */
+export interface TagStore {
+  /** @throws S3Error NoSuchKey */
+  get(key: string, call: BackendCall): Promise<Tag[]>;
+  /**
+   * Replaces the object's tags, already checked against S3's limits.
+   *
+   * @throws S3Error NoSuchKey, or InvalidTag for a tag the store cannot hold.
+   */
+  put(key: string, tags: readonly Tag[], call: BackendCall): Promise<void>;
 }
 
 /** One `<Object>` of a DeleteObjects request: a key, the version it names, and the ETag it must have. */

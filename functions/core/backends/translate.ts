@@ -69,6 +69,8 @@ export function deleted(request: ObjectRequest): ProxyResponse {
   return emptyResponse(204, request.requestId);
 }
 
+const TAGGING = 'x-amz-tagging';
+
 export type Respond = (status: number, headers: ReadonlyHeaders) => ResponseHead | ProxyResponse;
 
 /** Object features S3 keeps that Azure and GCS stores do not carry out (by header name prefix). */
@@ -76,7 +78,7 @@ const UNSUPPORTED_PREFIXES = [
   'x-amz-server-side-encryption-customer-',
   'x-amz-server-side-encryption-aws-kms-',
   'x-amz-server-side-encryption-context',
-  'x-amz-tagging',
+  TAGGING,
   'x-amz-object-lock-',
   'x-amz-website-redirect-location',
 ];
@@ -86,13 +88,13 @@ const UNSUPPORTED_PREFIXES = [
  * dropped, a client would believe its object encrypted under its own or a KMS key, tagged, locked against
  * deletion, or redirecting. `x-amz-server-side-encryption: AES256` is taken, as both stores encrypt every
  * object at rest under their own keys. A read with SSE-C keys is S3's 400 for an object not written with
- * one, as none is here.
+ * one, as none is here. Tags (`x-amz-tagging`, a copy's directive) are taken by a store that `keepsTags`.
  *
  * @throws S3Error NotImplemented naming the header, or InvalidRequest for a read.
  */
-export function refuseUnsupportedFeatures(request: Pick<ObjectRequest, 'method' | 'headers'>): void {
+export function refuseUnsupportedFeatures(request: Pick<ObjectRequest, 'method' | 'headers'>, keepsTags = false): void {
   for (const name of Object.keys(request.headers)) {
-    if (!UNSUPPORTED_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
+    if (!UNSUPPORTED_PREFIXES.some((prefix) => name.startsWith(prefix)) || (keepsTags && name.startsWith(TAGGING))) continue;
     if (request.method === 'PUT') throw unsupportedHeader(name);
     if (name.startsWith('x-amz-server-side-encryption-customer-')) throw invalidRequest('The encryption parameters are not applicable to this object.');
   }

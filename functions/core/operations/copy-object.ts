@@ -133,10 +133,10 @@ export const copyObject: Handler<'CopyObject'> = async (op, ctx) => {
 
 /**
  * A copy an Azure or GCS store performs, from a source in the same account and store, answered with S3's
- * CopyObjectResult. What S3 checks before it copies is checked here: the metadata directive, a copy onto
- * itself that changes nothing (InvalidRequest), the metadata's size; tags, object lock, SSE-C and KMS are
- * refused as on a PutObject to these stores (backends/translate.ts), and a copy of one version is 501, as
- * they keep none.
+ * CopyObjectResult. What S3 checks before it copies is checked here: the metadata and tagging directives,
+ * a copy onto itself that changes nothing (InvalidRequest), the metadata's size; object lock, SSE-C, KMS
+ * and, on a store that keeps none, tags are refused as on a PutObject to these stores
+ * (backends/translate.ts), and a copy of one version is 501, as they keep none.
  */
 async function storeCopy(ctx: BucketContext, key: string, source: CopySource, bucket: Bucket): Promise<ProxyResponse> {
   if (ctx.store.copyObject === undefined) throw notImplemented(`CopyObject on a bucket with backend_type "${ctx.bucket.backend.type}"`);
@@ -145,14 +145,16 @@ async function storeCopy(ctx: BucketContext, key: string, source: CopySource, bu
   checkMetadataSize(headers);
   const directive = headers['x-amz-metadata-directive'] ?? 'COPY';
   if (directive !== 'COPY' && directive !== 'REPLACE') throw new S3Error('InvalidArgument', 'Unknown metadata directive.', { ArgumentName: 'x-amz-metadata-directive', ArgumentValue: directive });
+  const tagging = headers['x-amz-tagging-directive'] ?? 'COPY';
+  if (tagging !== 'COPY' && tagging !== 'REPLACE') throw new S3Error('InvalidArgument', 'Unknown tagging directive.', { ArgumentName: 'x-amz-tagging-directive', ArgumentValue: tagging });
   if (bucket.name === ctx.bucket.name && source.key === key && directive === 'COPY') {
     throw invalidRequest(
       "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.",
     );
   }
-  // Copying tags the source cannot have asks for nothing.
-  if (headers['x-amz-tagging-directive'] === 'COPY') delete headers['x-amz-tagging-directive'];
-  refuseUnsupportedFeatures({ method: 'PUT', headers });
+  // COPY is the default: on a store without tags, copying the tags the source cannot have asks for nothing.
+  if (tagging === 'COPY') delete headers['x-amz-tagging-directive'];
+  refuseUnsupportedFeatures({ method: 'PUT', headers }, ctx.store.tags !== undefined);
   const copied = await ctx.store.copyObject({ source: { backend: bucket.backend, key: source.key }, key, headers, requestId: ctx.requestId }, backendCall(ctx));
   return documentResponse('CopyObjectResult', { LastModified: copied.lastModified, ETag: copied.etag }, ctx.requestId);
 }

@@ -23,7 +23,7 @@ async function create(ctx: BucketContext, key: string, services: S3Services): Pr
   const address = clientAddress(ctx.config.pathMapping, ctx.bucket.name);
   const multipart = ctx.store.multipart;
   if (multipart !== undefined) {
-    refuseUnsupportedFeatures({ method: 'PUT', headers });
+    refuseUnsupportedFeatures({ method: 'PUT', headers }, ctx.store.tags !== undefined);
     const uploadId = await services.uploadIds.seal(ctx.bucket.name, key, multipart.objectHeaders(key, headers));
     return documentResponse('InitiateMultipartUploadResult', { Bucket: address.bucket, Key: address.keyPrefix + key, UploadId: uploadId }, ctx.requestId);
   }

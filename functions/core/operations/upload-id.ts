@@ -18,7 +18,10 @@ import type { MultipartUpload } from '../backends/store';
 /** Bytes of an upload's nonce (AES-GCM's IV). */
 const UPLOAD_NONCE_BYTES = 12;
 const TAG_BYTES = 16;
-/** S3's metadata limit (2 KiB) bounds what an id seals; anything much longer was not made here. */
+/**
+ * S3's metadata limit (2 KiB) and tag limits (10 tags of 384 characters) bound what an id seals: ordinary
+ * ids stay far shorter; one longer than this is never made (`seal`) nor opened.
+ */
 const MAX_ID_CHARS = 16 * 1024;
 const PURPOSE = 's3-gateway upload id v1';
 
@@ -33,7 +36,12 @@ export class UploadIds {
     return this.key;
   }
 
-  /** A new upload of `key` in the virtual bucket `bucket`, whose object will carry `headers`: its id. */
+  /**
+   * A new upload of `key` in the virtual bucket `bucket`, whose object will carry `headers`: its id.
+   *
+   * @throws S3Error InvalidArgument when the headers would make an id `open` refuses (ten tags of the longest,
+   *   all of characters Azure takes escaped, with 2 KiB of metadata), rather than an upload no part can name.
+   */
   async seal(bucket: string, key: string, headers: HeaderMap): Promise<string> {
     const nonce = crypto.getRandomValues(new Uint8Array(UPLOAD_NONCE_BYTES));
     const plaintext = new TextEncoder().encode(JSON.stringify(headers));
@@ -41,7 +49,9 @@ export class UploadIds {
     const out = new Uint8Array(UPLOAD_NONCE_BYTES + sealed.length);
     out.set(nonce, 0);
     out.set(sealed, UPLOAD_NONCE_BYTES);
-    return toBase64Url(out);
+    const id = toBase64Url(out);
+    if (id.length > MAX_ID_CHARS) throw new S3Error('InvalidArgument', "The upload's object headers and tags are too long to be carried in an upload id on this backend");
+    return id;
   }
 
   /**

@@ -79,7 +79,7 @@ const OWN_CALLS: Array<[string, Req, number]> = [
   ['DeleteObjects', { method: 'POST', path: '/data', query: { delete: '' }, body: DELETE }, 1],
   ['an Azure listing', { method: 'GET', path: '/blobs', query: { 'list-type': '2' } }, 1],
   ['a GCS listing (JSON API)', { method: 'GET', path: '/cloud', query: { 'list-type': '2' } }, 1],
-  ['an Azure copy (the source\'s HEAD, Copy Blob, the new blob\'s HEAD)', { method: 'PUT', path: '/blobs/k', headers: { 'x-amz-copy-source': '/blobs/src' } }, 3],
+  ['an Azure copy (the source\'s HEAD and tags, Copy Blob, the new blob\'s HEAD)', { method: 'PUT', path: '/blobs/k', headers: { 'x-amz-copy-source': '/blobs/src' } }, 4],
   ['an Azure DeleteObjects (one Delete Blob per key)', { method: 'POST', path: '/blobs', query: { delete: '' }, body: DELETE }, 1],
   ['a GCS copy (the source\'s resource, copyTo)', { method: 'PUT', path: '/cloud/k', headers: { 'x-amz-copy-source': '/cloud/src' } }, 2],
   ['a GCS DeleteObjects (one delete per key)', { method: 'POST', path: '/cloud', query: { delete: '' }, body: DELETE }, 1],

@@ -102,6 +102,8 @@ describe('CopyObject on a bucket that is not S3', () => {
 
   it.each([
     ['an unknown metadata directive', 'InvalidArgument', '/blobs/k', { 'x-amz-copy-source': '/blobs/src', 'x-amz-metadata-directive': 'copy' }],
+    ['an unknown tagging directive', 'InvalidArgument', '/blobs/k', { 'x-amz-copy-source': '/blobs/src', 'x-amz-tagging-directive': 'KEEP' }],
+    ['more than 10 tags to replace', 'BadRequest', '/blobs/k', { 'x-amz-copy-source': '/blobs/src', 'x-amz-tagging-directive': 'REPLACE', 'x-amz-tagging': Array.from({ length: 11 }, (_, i) => `k${i}=v`).join('&') }],
     ['a copy onto itself that changes nothing', 'InvalidRequest', '/cloud/k', { 'x-amz-copy-source': '/cloud/k' }],
     ['SSE-C keys for the source', 'InvalidRequest', '/blobs/k', { 'x-amz-copy-source': '/blobs/src', 'x-amz-copy-source-server-side-encryption-customer-algorithm': 'AES256' }],
     ['metadata over 2 KiB', 'MetadataTooLarge', '/blobs/k', { 'x-amz-copy-source': '/blobs/src', 'x-amz-metadata-directive': 'REPLACE', 'x-amz-meta-big': 'x'.repeat(2048) }],
@@ -109,10 +111,11 @@ describe('CopyObject on a bucket that is not S3', () => {
     expect(await copy(path, headers)).toMatchObject({ status: 400, code, sent: 0 });
   });
 
-  it('GIVEN a copy onto itself with REPLACE, or a tagging directive of COPY THEN the store copies, and S3\'s CopyObjectResult answers', async () => {
+  it('GIVEN a copy onto itself with REPLACE, or a tagging directive (on Azure) THEN the store copies, and S3\'s CopyObjectResult answers', async () => {
     for (const [path, headers] of [
       ['/cloud/k', { 'x-amz-copy-source': '/cloud/k', 'x-amz-metadata-directive': 'REPLACE' }],
       ['/blobs/k', { 'x-amz-copy-source': '/blobs/src', 'x-amz-tagging-directive': 'COPY' }],
+      ['/blobs/k', { 'x-amz-copy-source': '/blobs/src', 'x-amz-tagging-directive': 'REPLACE', 'x-amz-tagging': 'a=b' }],
     ] as const) {
       const out = await copy(path, headers);
       expect([path, out.status]).toEqual([path, 200]);

@@ -24,6 +24,12 @@ describe('UploadIds', () => {
     expect((await ids.open('azure', 'k', a)).nonce).not.toEqual((await ids.open('azure', 'k', b)).nonce);
   });
 
+  it('GIVEN headers that would make an id too long to open (ten of the longest escaped tags and 2 KiB of metadata) THEN InvalidArgument, and no id', async () => {
+    const tags = Array.from({ length: 10 }, (_, i) => `${'%2B'.repeat(127)}${i}=${'%2B'.repeat(256)}`).join('&');
+    const sealing = new UploadIds(KEY).seal('azure', 'k', { 'x-ms-tags': tags, 'x-ms-meta-m': 'v'.repeat(2000) });
+    await expect(sealing).rejects.toMatchObject({ code: 'InvalidArgument', status: 400 });
+  });
+
   it('GIVEN no metadata THEN the id stays short', async () => {
     expect((await new UploadIds(KEY).seal('azure', 'k'.repeat(1024), {})).length).toBeLessThan(48);
   });

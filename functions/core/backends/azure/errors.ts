@@ -32,6 +32,12 @@ const AZURE_TO_S3: Readonly<Record<string, S3ErrorCode>> = {
   InvalidMetadata: 'InvalidArgument',
   InvalidHeaderValue: 'InvalidArgument',
   BlobArchived: 'InvalidRequest',
+  // Tags the gateway let through (azure/tags.ts checks S3's limits and Azure's characters first). Azurite
+  // answers a character it refuses with DuplicateTagNames.
+  InvalidTag: 'InvalidTag',
+  TagsTooLarge: 'InvalidTag',
+  EmptyTagName: 'InvalidTag',
+  DuplicateTagNames: 'InvalidTag',
 };
 
 /** The S3 error for an Azure error status and code; backend detail never reaches the client's message. */
@@ -45,6 +51,7 @@ export function azureError(status: number, code: string | undefined): S3Error {
 const MESSAGES: Partial<Record<S3ErrorCode, string>> = {
   NoSuchBucket: 'The backend container of this bucket does not exist.',
   AccessDenied: 'Access Denied: the Azure backend refused the gateway\'s credentials',
+  InvalidTag: 'The tags cannot be stored on an Azure backend',
 };
 
 const messageFor = (code: S3ErrorCode): string | undefined => MESSAGES[code] ?? s3Message(code);

@@ -21,6 +21,8 @@ type Answer = { status: number; headers?: Record<string, string>; body?: string 
 const BLOB: Answer = { status: 200, headers: { etag: '"0x8DC1"', 'last-modified': 'Tue, 01 Dec 2026 10:00:00 GMT', 'content-md5': 'AQIDBAUGBwgJCgsMDQ4PEA==', 'content-length': '5' } };
 /** The ETag the gateway shows for BLOB: the hex of its Content-MD5 (azure/etag.ts). */
 const BLOB_ETAG = '"0102030405060708090a0b0c0d0e0f10"';
+/** Get Blob Tags' answer for a blob without tags. */
+const NO_TAGS: Answer = { status: 200, body: '<Tags><TagSet/></Tags>' };
 
 /** The streamed bodies the scripted clients were sent, read whole. */
 const sentBodies = new Map<BackendRequest, Buffer>();
@@ -47,35 +49,35 @@ const shape = (r: BackendRequest): [string, string] => [r.method, r.url.replace(
 const codeOf = (run: Promise<unknown>): Promise<string | undefined> => run.then(() => undefined, (err: unknown) => (err instanceof S3Error ? err.code : String(err)));
 
 describe('AzureStore.copyObject', () => {
-  it('GIVEN COPY THEN the source\'s HEAD, a Copy Blob pinned to its ETag, and the HEAD whose ETag and time the answer gives', async () => {
+  it('GIVEN COPY THEN the source\'s HEAD and tags, a Copy Blob pinned to its ETag, and the HEAD whose ETag and time the answer gives', async () => {
     const seen: BackendRequest[] = [];
-    const store = storeOf([BLOB, { status: 202, headers: { 'x-ms-copy-status': 'success' } }, { ...BLOB, headers: { ...BLOB.headers, etag: '"0x8DC2"' } }], seen);
+    const store = storeOf([BLOB, NO_TAGS, { status: 202, headers: { 'x-ms-copy-status': 'success' } }, { ...BLOB, headers: { ...BLOB.headers, etag: '"0x8DC2"' } }], seen);
     const result = await store.copyObject(copyOf(backend('source'), { 'x-amz-copy-source-if-match': BLOB_ETAG, 'x-amz-meta-ignored': 'x' }));
-    expect(seen.map(shape)).toEqual([['HEAD', '/source/tenant/src/a%20b.txt'], ['PUT', '/dest/tenant/dst.txt'], ['HEAD', '/dest/tenant/dst.txt']]);
-    const copy = seen[1];
+    expect(seen.map(shape)).toEqual([['HEAD', '/source/tenant/src/a%20b.txt'], ['GET', '/source/tenant/src/a%20b.txt?comp=tags'], ['PUT', '/dest/tenant/dst.txt'], ['HEAD', '/dest/tenant/dst.txt']]);
+    const copy = seen[2];
     expect(copy.headers).toMatchObject({ 'x-ms-copy-source': `${ENDPOINT}/source/tenant/src/a%20b.txt`, 'x-ms-source-if-match': '"0x8DC1"', 'content-length': '0' });
     expect(copy.headers.authorization).toMatch(new RegExp(`^SharedKey ${AZURITE_ACCOUNT}:`));
-    expect(Object.keys(copy.headers).filter((name) => name.startsWith('x-ms-meta-'))).toEqual([]);
+    expect(Object.keys(copy.headers).filter((name) => name.startsWith('x-ms-meta-') || name === 'x-ms-tags')).toEqual([]);
     expect(result).toEqual({ etag: BLOB_ETAG, lastModified: '2026-12-01T10:00:00.000Z' });
   });
 
   it('GIVEN REPLACE THEN Set Blob Metadata with the request\'s metadata, and Set Blob Properties with its content headers and the blob\'s MD5', async () => {
     const seen: BackendRequest[] = [];
-    const store = storeOf([BLOB, { status: 202, headers: { 'x-ms-copy-status': 'success' } }, { status: 200 }, { status: 200 }, BLOB], seen);
+    const store = storeOf([BLOB, NO_TAGS, { status: 202, headers: { 'x-ms-copy-status': 'success' } }, { status: 200 }, { status: 200 }, BLOB], seen);
     await store.copyObject(copyOf(backend('dest'), { 'x-amz-metadata-directive': 'REPLACE', 'content-type': 'text/plain', 'x-amz-meta-new-name': 'v' }));
     expect(seen.map(shape)).toEqual([
-      ['HEAD', '/dest/tenant/src/a%20b.txt'], ['PUT', '/dest/tenant/dst.txt'], ['PUT', '/dest/tenant/dst.txt?comp=metadata'], ['PUT', '/dest/tenant/dst.txt?comp=properties'], ['HEAD', '/dest/tenant/dst.txt'],
+      ['HEAD', '/dest/tenant/src/a%20b.txt'], ['GET', '/dest/tenant/src/a%20b.txt?comp=tags'], ['PUT', '/dest/tenant/dst.txt'], ['PUT', '/dest/tenant/dst.txt?comp=metadata'], ['PUT', '/dest/tenant/dst.txt?comp=properties'], ['HEAD', '/dest/tenant/dst.txt'],
     ]);
-    expect(seen[2].headers).toMatchObject({ 'x-ms-meta-new_name': 'v' });
-    expect(seen[3].headers).toMatchObject({ 'x-ms-blob-content-type': 'text/plain', 'x-ms-blob-content-md5': 'AQIDBAUGBwgJCgsMDQ4PEA==' });
+    expect(seen[3].headers).toMatchObject({ 'x-ms-meta-new_name': 'v' });
+    expect(seen[4].headers).toMatchObject({ 'x-ms-blob-content-type': 'text/plain', 'x-ms-blob-content-md5': 'AQIDBAUGBwgJCgsMDQ4PEA==' });
   });
 
   it('GIVEN a copy Azure runs asynchronously THEN the blob is asked until it is done', async () => {
     const seen: BackendRequest[] = [];
     const pending = { status: 200, headers: { ...BLOB.headers, 'x-ms-copy-status': 'pending' } };
-    const store = storeOf([BLOB, { status: 202, headers: { 'x-ms-copy-status': 'pending' } }, pending, { status: 200, headers: { ...BLOB.headers, 'x-ms-copy-status': 'success' } }, BLOB], seen);
+    const store = storeOf([BLOB, NO_TAGS, { status: 202, headers: { 'x-ms-copy-status': 'pending' } }, pending, { status: 200, headers: { ...BLOB.headers, 'x-ms-copy-status': 'success' } }, BLOB], seen);
     await store.copyObject(copyOf(backend('dest')));
-    expect(seen.map((r) => r.method).join(' ')).toBe('HEAD PUT HEAD HEAD HEAD');
+    expect(seen.map((r) => r.method).join(' ')).toBe('HEAD GET PUT HEAD HEAD HEAD');
   });
 
   it('GIVEN a failed copy-source condition or a missing source THEN 412 or NoSuchKey, and nothing is copied', async () => {
