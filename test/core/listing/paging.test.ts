@@ -1,4 +1,4 @@
-import { fromAzureMetadataName, toAzureMetadataName } from '../../../functions/core/backends/azure';
+import { fromAzureMetadataName, toAzureMetadataName } from '../../../functions/core/backends/azure/blob-headers';
 import { collectPage, decodeToken, isoDate, relativeKey, startPosition, toListPage, type BackendListPage, type ListItem } from '../../../functions/core/listing/paging';
 import { compareKeys } from '../../../functions/core/keys';
 import type { ListParams } from '../../../functions/core/backends/store';

@@ -1,4 +1,6 @@
 import { S3Error, s3Message, type S3ErrorCode } from '../../errors';
+import type { BackendResponse } from '../../http';
+import { backendDocument } from '../../streams';
 import { S3_CODE_BY_STATUS } from '../translate';
 
 /**
@@ -55,3 +57,9 @@ const MESSAGES: Partial<Record<S3ErrorCode, string>> = {
 };
 
 const messageFor = (code: S3ErrorCode): string | undefined => MESSAGES[code] ?? s3Message(code);
+
+/** An answer to a request the core sent itself, read to its end; an error in S3's terms. */
+export async function checked(response: BackendResponse): Promise<void> {
+  await backendDocument(response.body);
+  if (response.status >= 300) throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
+}

@@ -17,7 +17,7 @@ import { quoteEtag } from '../../listing/paging';
 
 /**
  * The reserved metadata name of a completed multipart upload's S3 ETag. It starts with `_`, which no S3 name
- * the gateway stores can (azure.ts `toAzureMetadataName`), so it is never a client's and is hidden from reads.
+ * the gateway stores can (azure/blob-headers.ts `toAzureMetadataName`), so it is never a client's and is hidden from reads.
  */
 export const S3_ETAG_METADATA = 'x-ms-meta-_s3etag';
 

@@ -16,13 +16,14 @@
  */
 import { createDigest, streamDigest } from '../../checksums';
 import { S3Error, s3Message } from '../../errors';
-import type { BackendResponse, HeaderMap, ReadonlyHeaders } from '../../http';
+import type { BackendResponse, HeaderMap } from '../../http';
 import { fromBase64, toBase64, toHex } from '../../bytes';
 import { checkWriteIfMatch, unquoted } from '../../preconditions';
 import { backendDocument } from '../../streams';
 import { buildXml, childOf, listOf, parseXml, textOf } from '../../xml';
 import { copySourceRange } from '../../range';
 import type { BackendCall, CopyRequest, CopyResult, MultipartStore, MultipartUpload, PartRef, UploadedPart, WriteConditions } from '../store';
+import type { CopyBlobs } from './copy';
 import { azureError } from './errors';
 import { S3_ETAG_METADATA, s3EtagOfAnswer } from './etag';
 
@@ -153,18 +154,11 @@ function hexBytes(hex: string): Uint8Array {
 }
 
 /** What the multipart calls need of their AzureStore. */
-export interface AzureBlobs {
-  /** The blob's URL (no query) for a key, refusing keys Azure cannot hold. */
-  blobUrl(key: string): string;
-  /** A signed request the core sends itself. */
-  send(method: string, url: string, call: BackendCall, headers?: HeaderMap, body?: ReadableStream<Uint8Array> | Uint8Array): Promise<BackendResponse>;
-  /** The blob's properties, or undefined when there is none. */
-  head(key: string, call: BackendCall): Promise<ReadonlyHeaders | undefined>;
+export interface AzureBlobs extends Pick<CopyBlobs, 'blobUrl' | 'send' | 'head' | 'now'> {
   /** The `x-ms-*` headers a Put Blob of the object headers sets. */
   objectHeaders(headers: HeaderMap): HeaderMap;
-  /** A copy's source blob in the same account, once its copy-source conditions hold (`AzureStore.copySource`). */
+  /** A copy's source blob in the same account, once its copy-source conditions hold (azure/copy.ts `partSource`). */
   copySource(request: CopyRequest, operation: string, call: BackendCall): Promise<CopySourceBlob>;
-  now(): number;
 }
 
 /** A copy's source blob, as one HEAD found it. */

@@ -5,6 +5,10 @@
  * `+ - . / : = _` (https://learn.microsoft.com/rest/api/storageservices/set-blob-tags).
  */
 import { S3Error } from '../../errors';
+import type { BackendResponse, HeaderMap } from '../../http';
+import { backendDocument } from '../../streams';
+import type { BackendCall, TagStore } from '../store';
+import { azureError, checked } from './errors';
 import type { Tag } from '../../tags';
 import { buildXml, childOf, listOf, parseXml, textOf } from '../../xml';
 
@@ -45,4 +49,26 @@ export function readTagsDocument(text: string): Tag[] | undefined {
   const root = childOf(parseXml(text), 'Tags');
   if (root === undefined) return undefined;
   return listOf(childOf(root, 'TagSet'), 'Tag').map((tag) => ({ key: textOf(childOf(tag, 'Key')) ?? '', value: textOf(childOf(tag, 'Value')) ?? '' }));
+}
+
+/** Get and Set Blob Tags on the blobs `blobs` reaches. */
+export function blobTags(blobs: {
+  blobUrl(key: string): string;
+  send(method: string, url: string, call: BackendCall, headers?: HeaderMap, body?: Uint8Array): Promise<BackendResponse>;
+}): TagStore {
+  return {
+    get: async (key, call) => {
+      const response = await blobs.send('GET', `${blobs.blobUrl(key)}?comp=tags`, call);
+      const text = await backendDocument(response.body);
+      if (response.status !== 200) throw azureError(response.status, response.headers.get('x-ms-error-code') ?? undefined);
+      const tags = readTagsDocument(text);
+      if (tags === undefined) throw new S3Error('BadGateway', 'The Azure backend answered Get Blob Tags with an unreadable document');
+      return tags;
+    },
+    put: async (key, tags, call) => {
+      const body = new TextEncoder().encode(tagsDocument(tags));
+      const headers = { 'content-type': 'application/xml', 'content-length': String(body.length) };
+      await checked(await blobs.send('PUT', `${blobs.blobUrl(key)}?comp=tags`, call, headers, body));
+    },
+  };
 }
