@@ -17,7 +17,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type Azurite } from '../support/azurite';
+import { startAzurite, type Azurite } from '../support/azurite';
+import { azuriteOptions, bucketToml } from '../support/config-toml';
 import { awsCli, boto3, rclone, s3cmd } from '../support/clients';
 import { TRANSPORT_RUNTIMES } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
@@ -51,27 +52,11 @@ async function blob(name: string): Promise<Buffer> {
 }
 
 function config(): string {
-  return `
-[[buckets]]
-name = "azure"
-backend_type = "azure"
-[buckets.backend_options]
-account_name = "${AZURITE_ACCOUNT}"
-container_name = "data"
-endpoint = "${azurite.endpoint}"
-access_key = { env = "AZURE_KEY" }
-
-[[buckets]]
-name = "azure-tenant"
-backend_type = "azure"
-[buckets.backend_options]
-account_name = "${AZURITE_ACCOUNT}"
-container_name = "data"
-endpoint = "${azurite.endpoint}"
-access_key = { env = "AZURE_KEY" }
-backend_prefix = "tenant-a/"
-
-${ADMIN_CREDENTIALS}`;
+  return [
+    bucketToml({ name: 'azure', backend_type: 'azure' }, azuriteOptions(azurite.endpoint, 'data')),
+    bucketToml({ name: 'azure-tenant', backend_type: 'azure' }, { ...azuriteOptions(azurite.endpoint, 'data'), backend_prefix: 'tenant-a/' }),
+    ADMIN_CREDENTIALS,
+  ].join('\n');
 }
 
 beforeAll(() => {
@@ -90,7 +75,7 @@ describe.each(TRANSPORT_RUNTIMES)('multipart uploads onto an Azure Blob backend 
   }, 60_000);
   afterAll(() => azurite?.stop());
 
-  const fx = useStoreGateway(runtime, () => ({ config: config(), env: { AZURE_KEY: AZURITE_KEY } }));
+  const fx = useStoreGateway(runtime, () => ({ config: config() }));
   const s3 = (): S3Client => fx.s3;
 
   /** Create, then the parts in order; the upload id and each part's ETag. */

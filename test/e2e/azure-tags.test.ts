@@ -1,10 +1,10 @@
 import { CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, GetObjectTaggingCommand, PutObjectCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
-import { AZURITE_ACCOUNT, AZURITE_KEY, startAzurite, type Azurite } from '../support/azurite';
+import { startAzurite, type Azurite } from '../support/azurite';
 import { awsCli, boto3 } from '../support/clients';
 import { TRANSPORT_RUNTIMES } from '../support/gateway';
 import { errorCode, rawRequest } from '../support/raw-request';
 import { ACTIONS } from '../../functions/core/config/types';
-import { credentialToml, everywhere } from '../support/config-toml';
+import { azuriteOptions, bucketToml, credentialToml, everywhere } from '../support/config-toml';
 import { ADMIN, codeOf } from './fixtures';
 import { useStoreGateway } from './store-contract';
 
@@ -16,18 +16,10 @@ import { useStoreGateway } from './store-contract';
 let azurite: Azurite;
 
 function config(): string {
-  return `
-[[buckets]]
-name = "azure"
-backend_type = "azure"
-[buckets.backend_options]
-account_name = "${AZURITE_ACCOUNT}"
-container_name = "data"
-endpoint = "${azurite.endpoint}"
-access_key = { env = "AZURE_KEY" }
-backend_prefix = "tenant/"
-
-${credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere([...ACTIONS])])}`;
+  return [
+    bucketToml({ name: 'azure', backend_type: 'azure' }, { ...azuriteOptions(azurite.endpoint, 'data'), backend_prefix: 'tenant/' }),
+    credentialToml(ADMIN, { principal_name: 'admin' }, [everywhere([...ACTIONS])]),
+  ].join('\n');
 }
 
 /** The blob's tags as Azurite holds them (Get Blob Tags past the gateway), as `key=value` strings. */
@@ -44,7 +36,7 @@ describe.each(TRANSPORT_RUNTIMES)('object tags on an Azure Blob backend (%s runt
   }, 60_000);
   afterAll(() => azurite?.stop());
 
-  const fx = useStoreGateway(runtime, () => ({ config: config(), env: { AZURE_KEY: AZURITE_KEY } }));
+  const fx = useStoreGateway(runtime, () => ({ config: config() }));
   const s3 = (): S3Client => fx.s3;
   const tagsOf = async (key: string): Promise<[string, string][]> =>
     ((await s3().send(new GetObjectTaggingCommand({ Bucket: 'azure', Key: key }))).TagSet ?? []).map((t) => [t.Key ?? '', t.Value ?? '']);
